@@ -1,0 +1,41 @@
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {type Config, loadConfig} from '../config/index.js'
+import {openStore, type Store} from '../store/db.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+/** Every `loc` command takes `--config FILE` and reaches config and store the same way. */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static baseFlags = {
+    config: Flags.string({description: 'JSON config file applied over config/default.json (LOC_* variables still win)', helpValue: 'FILE'}),
+    'data-dir': Flags.string({description: 'data directory (default: data/, or LOC_DATA_DIR)', helpValue: 'DIR'}),
+  }
+
+  protected flags!: BaseFlags<T>
+  private store?: Store
+
+  public async init(): Promise<void> {
+    await super.init()
+    const {flags} = await this.parse({flags: this.ctor.flags, baseFlags: (super.ctor as typeof BaseCommand).baseFlags, args: this.ctor.args, strict: this.ctor.strict})
+    this.flags = flags as BaseFlags<T>
+  }
+
+  protected loadConfig(overrides: Record<string, unknown> = {}): Config {
+    const flags = this.flags as Record<string, unknown>
+    try {
+      return loadConfig({file: flags.config as string | undefined, overrides: {dataDir: flags['data-dir'], ...overrides}})
+    } catch (error) {
+      this.error((error as Error).message, {exit: 2})
+    }
+  }
+
+  protected async openStore(config: Config = this.loadConfig()): Promise<Store> {
+    this.store ??= await openStore(config.dataDir)
+    return this.store
+  }
+
+  protected async finally(error: Error | undefined): Promise<unknown> {
+    await this.store?.close()
+    return super.finally(error)
+  }
+}

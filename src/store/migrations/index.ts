@@ -1,0 +1,7 @@
+import type {Migration} from 'kysely'
+import * as m001 from './001_initial.js'
+
+/** Every migration, in order. Add new ones here; names sort as they run. */
+export const migrations: Record<string, Migration> = {
+  '001_initial': m001,
+}

@@ -1,0 +1,165 @@
+import type {Generated} from 'kysely'
+
+/**
+ * The operational store. Timestamps are ISO 8601 strings in UTC with milliseconds (they sort as
+ * text); booleans are 0/1; JSON columns hold text. Every resource row carries `live` (0 test, 1 live).
+ */
+export interface ApiKeyTable {
+  id: string
+  prefix: string
+  hash: string
+  type: 'publishable' | 'secret'
+  live: number
+  created_at: string
+  revoked_at: string | null
+  last_used_at: string | null
+}
+
+export interface SettingTable {
+  live: number
+  key: string
+  value: string
+  updated_at: string
+}
+
+export interface UserTable {
+  id: string
+  live: number
+  user_id: string | null
+  device_id: string | null
+  install_id: string | null
+  description: string | null
+  metadata: string | null
+  lng: number | null
+  lat: number | null
+  location_accuracy: number | null
+  foreground: number | null
+  stopped: number | null
+  device_type: string | null
+  device_os: string | null
+  device_make: string | null
+  device_model: string | null
+  ip: string | null
+  /** Derived context from the last track (geofences, place, regions, beacons, fraud) as JSON. */
+  context: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface GeofenceTable {
+  id: string
+  live: number
+  tag: string | null
+  external_id: string | null
+  description: string
+  type: 'circle' | 'polygon' | 'isochrone'
+  geometry: string
+  center_lng: number
+  center_lat: number
+  radius: number
+  mode: string | null
+  metadata: string | null
+  user_id: string | null
+  user_ids: string | null
+  ip: string | null
+  trip_approaching_threshold: number | null
+  dwell_threshold: number | null
+  enabled: number
+  stop_detection: number | null
+  operating_hours: string | null
+  disable_after: string | null
+  delete_after: string | null
+  min_lng: number
+  min_lat: number
+  max_lng: number
+  max_lat: number
+  created_at: string
+  updated_at: string
+}
+
+export interface BeaconTable {
+  id: string
+  live: number
+  tag: string | null
+  external_id: string | null
+  description: string
+  type: 'ibeacon' | 'eddystone'
+  uuid: string | null
+  major: string | null
+  minor: string | null
+  uid: string | null
+  instance: string | null
+  lng: number
+  lat: number
+  enabled: number
+  metadata: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface TripTable {
+  id: string
+  live: number
+  external_id: string
+  user_ref: string | null
+  user_id: string | null
+  mode: string
+  destination_geofence_tag: string | null
+  destination_geofence_external_id: string | null
+  destination_lng: number | null
+  destination_lat: number | null
+  metadata: string | null
+  approaching_threshold: number | null
+  scheduled_arrival_at: string | null
+  order_fired_at: string | null
+  arrived_at: string | null
+  completed_at: string | null
+  ended_at: string | null
+  status: string
+  eta_duration: number | null
+  eta_distance: number | null
+  delayed: number
+  scheduled_arrival_time_delay: number | null
+  created_at: string
+  updated_at: string
+}
+
+export interface TripLocationTable {
+  id: Generated<number>
+  trip_id: string
+  lng: number
+  lat: number
+  updated_at: string
+}
+
+export interface EventTable {
+  id: string
+  live: number
+  type: string
+  user_ref: string | null
+  user_id: string | null
+  /** The whole event body as the API returns it, minus `_id`, `live`, `type`, timestamps. */
+  payload: string
+  created_at: string
+  actual_created_at: string
+}
+
+export interface PresenceTable {
+  user_ref: string
+  geofence_id: string
+  live: number
+  entered_at: string
+  dwelled: number
+}
+
+export interface Database {
+  api_keys: ApiKeyTable
+  settings: SettingTable
+  users: UserTable
+  geofences: GeofenceTable
+  beacons: BeaconTable
+  trips: TripTable
+  trip_locations: TripLocationTable
+  events: EventTable
+  geofence_presence: PresenceTable
+}
