@@ -1,0 +1,42 @@
+import express, {type Express} from 'express'
+import {createApi, type AppContext} from './router.js'
+import {createMetrics} from './metrics.js'
+import {corsFor} from './middleware/cors.js'
+import {errorHandler, notFound} from './middleware/errors.js'
+import {requestId} from './middleware/request-id.js'
+import {requestLog} from './middleware/request-log.js'
+import {routeGroups} from './routes/index.js'
+
+export const VERSION = '0.1.0'
+
+/** The HTTP app: cross-cutting middleware, `/health`, `/metrics`, then `/v1`; every error leaves as JSON. */
+export function createApp(ctx: AppContext): Express {
+  const {config, log} = ctx
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('etag', false)
+  app.set('query parser', 'extended')
+  app.set('trust proxy', config.server.trustProxy)
+
+  const metrics = createMetrics()
+  app.use(requestId, metrics.observe, requestLog(log))
+  app.use('/v1', corsFor(config.cors.origins))
+  const limit = config.server.bodyLimitBytes
+  app.use(express.json({limit, type: ['application/json', 'application/*+json']}))
+  app.use(express.urlencoded({limit, extended: true}))
+
+  app.get('/health', (_req, res) => {
+    res.json({meta: {code: 200}, status: 'ok', version: VERSION})
+  })
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
+
+  const {api, router} = createApi(ctx)
+  for (const register of routeGroups) register(api)
+  app.use('/v1', router)
+
+  app.use(notFound)
+  app.use(errorHandler(log, limit))
+  return app
+}

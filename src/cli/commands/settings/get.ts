@@ -1,0 +1,16 @@
+import {Args, Flags} from '@oclif/core'
+import {getSettings, isSettingKey} from '../../../project/settings.js'
+import {BaseCommand} from '../../base.js'
+
+export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
+  static description = 'Print one project setting as JSON.'
+  static examples = ['<%= config.bin %> settings get geofences.minConfidence']
+  static args = {key: Args.string({description: 'setting name (see `loc settings list`)', required: true})}
+  static flags = {env: Flags.string({description: 'environment', options: ['test', 'live'], default: 'live'})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(SettingsGet)
+    if (!isSettingKey(args.key)) this.error(`unknown setting ${args.key}: see \`loc settings list\``, {exit: 2})
+    this.log(JSON.stringify(getSettings(await this.openStore(), this.flags.env === 'live')[args.key]))
+  }
+}

@@ -1,0 +1,26 @@
+import {listKeys} from '../../project/keys.js'
+import {storeSizeBytes} from '../../store/db.js'
+import {BaseCommand} from '../base.js'
+
+const RESOURCES = ['users', 'geofences', 'beacons', 'trips', 'events'] as const
+
+export default class Status extends BaseCommand<typeof Status> {
+  static description = 'Show the database path and size, resource counts per environment, imported extracts and key prefixes.'
+  static examples = ['<%= config.bin %> status']
+
+  async run(): Promise<void> {
+    const config = this.loadConfig()
+    const store = await this.openStore(config)
+    this.log(`database  ${store.file} (${(storeSizeBytes(store) / 1024 / 1024).toFixed(2)} MB)`)
+    this.log('resources     test      live')
+    for (const table of RESOURCES) {
+      const rows = await store.db.selectFrom(table).select(['live', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('live').execute()
+      const count = (live: number) => String(rows.find((r) => r.live === live)?.n ?? 0)
+      this.log(`${table.padEnd(10)} ${count(0).padStart(8)}  ${count(1).padStart(8)}`)
+    }
+    this.log('extracts  none imported (loc import osm FILE.osm.pbf)')
+    const keys = await listKeys(store)
+    this.log(`keys      ${keys.length ? '' : 'none'}`)
+    for (const k of keys) this.log(`  ${k.prefix}  ${k.type} ${k.env}${k.revokedAt ? ' (revoked)' : ''}`)
+  }
+}

@@ -1,0 +1,24 @@
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import type {Store} from '../store/db.js'
+import {createKey, type KeyEnv, type KeyType} from './keys.js'
+
+export type DemoKeys = Record<`${KeyEnv}_${KeyType}`, string>
+
+export const DEMO_KEYS_FILE = 'demo-keys.json'
+
+/**
+ * The quick start prints working keys on every start, yet keys are stored hashed: so the demo
+ * creates its four keys once and keeps them in clear in `<dataDir>/demo-keys.json` (mode 0600,
+ * git-ignored). Production setups use `loc init` or `loc keys create`, which show a key once.
+ */
+export async function ensureDemoKeys(store: Store, dataDir: string): Promise<DemoKeys> {
+  const file = path.join(dataDir, DEMO_KEYS_FILE)
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DemoKeys
+  const keys = {} as DemoKeys
+  for (const env of ['test', 'live'] as const) {
+    for (const type of ['publishable', 'secret'] as const) keys[`${env}_${type}`] = (await createKey(store, type, env)).key
+  }
+  writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', {mode: 0o600})
+  return keys
+}

@@ -1,0 +1,97 @@
+import {createHash, randomBytes} from 'node:crypto'
+import type {Store} from '../store/db.js'
+import {newId, nowIso} from '../store/ids.js'
+
+export type KeyType = 'publishable' | 'secret'
+export type KeyEnv = 'test' | 'live'
+
+export interface KeyRecord {
+  id: string
+  prefix: string
+  type: KeyType
+  env: KeyEnv
+  createdAt: string
+  revokedAt: string | null
+  lastUsedAt: string | null
+}
+
+export interface KeyIdentity {
+  id: string
+  type: KeyType
+  live: boolean
+}
+
+const KEY_PATTERN = /^prj_(test|live)_(pk|sk)_[0-9a-f]{40}$/
+/** Characters of the random part kept in the listed prefix: enough to tell keys apart, useless to an attacker. */
+const PREFIX_HEX = 8
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+
+/** Creates a key and returns it in clear: the only time it is ever shown (only its hash is stored). */
+export async function createKey(store: Store, type: KeyType, env: KeyEnv): Promise<{key: string; record: KeyRecord}> {
+  const key = `prj_${env}_${type === 'publishable' ? 'pk' : 'sk'}_${randomBytes(20).toString('hex')}`
+  const row = {
+    id: newId(),
+    prefix: key.slice(0, key.length - 40 + PREFIX_HEX),
+    hash: hashKey(key),
+    type,
+    live: env === 'live' ? 1 : 0,
+    created_at: nowIso(),
+    revoked_at: null,
+    last_used_at: null,
+  }
+  await store.db.insertInto('api_keys').values(row).execute()
+  return {key, record: toRecord(row)}
+}
+
+export async function listKeys(store: Store): Promise<KeyRecord[]> {
+  const rows = await store.db.selectFrom('api_keys').selectAll().orderBy('created_at').execute()
+  return rows.map(toRecord)
+}
+
+/**
+ * Revokes the one key whose listed prefix matches: the whole prefix, a longer string such as the
+ * key itself, or a shorter unambiguous start of it.
+ */
+export async function revokeKey(store: Store, prefix: string): Promise<KeyRecord> {
+  const keys = await listKeys(store)
+  const matches = keys.filter((k) => k.prefix.startsWith(prefix) || prefix.startsWith(k.prefix))
+  if (matches.length === 0) throw new Error(`no key matches prefix ${prefix}`)
+  if (matches.length > 1) throw new Error(`prefix ${prefix} matches ${matches.length} keys; give more characters`)
+  const [key] = matches
+  if (key.revokedAt) return key
+  const revokedAt = nowIso()
+  await store.db.updateTable('api_keys').set({revoked_at: revokedAt}).where('id', '=', key.id).execute()
+  return {...key, revokedAt}
+}
+
+const lookup = new WeakMap<Store, (hash: string) => {id: string; type: KeyType; live: number; revoked_at: string | null} | undefined>()
+
+/**
+ * The identity behind an `Authorization` value, or null for unknown and revoked keys. This runs on
+ * every request, so it is one prepared statement on an indexed hash rather than a built query.
+ */
+export function authenticateKey(store: Store, key: string): KeyIdentity | null {
+  if (!KEY_PATTERN.test(key)) return null
+  let find = lookup.get(store)
+  if (!find) {
+    const statement = store.sqlite.prepare('SELECT id, type, live, revoked_at FROM api_keys WHERE hash = ?')
+    find = (hash) => statement.get(hash) as ReturnType<NonNullable<typeof find>>
+    lookup.set(store, find)
+  }
+  const row = find(hashKey(key))
+  if (!row || row.revoked_at) return null
+  return {id: row.id, type: row.type, live: row.live === 1}
+}
+
+function toRecord(row: {id: string; prefix: string; type: KeyType; live: number; created_at: string; revoked_at: string | null; last_used_at: string | null}): KeyRecord {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    type: row.type,
+    env: row.live ? 'live' : 'test',
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  }
+}

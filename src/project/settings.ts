@@ -1,0 +1,105 @@
+import {z} from 'zod'
+import '../zod-messages.js'
+import type {Store} from '../store/db.js'
+import {nowIso} from '../store/ids.js'
+
+const flag = z.boolean()
+const minutes = z.number().positive()
+const strings = z.array(z.string())
+
+/**
+ * Every project setting, its type and default (DECISIONS.md). Stored per environment in `settings`;
+ * the places settings are also read and patched through `/v1/settings`.
+ */
+export const SETTINGS = {
+  'geofences.stopDetection': {schema: flag, default: false, description: 'entries only when the device is stopped or in the foreground'},
+  'geofences.bufferEntries': {schema: flag, default: false, description: 'enter when within the reported accuracy of the boundary'},
+  'geofences.bufferExits': {schema: flag, default: false, description: 'exit only when more than the reported accuracy outside'},
+  'geofences.operatingHoursOnly': {schema: flag, default: false, description: 'geofence events only within operating hours'},
+  'geofences.minConfidence': {schema: z.number().int().min(1).max(3), default: 2, description: 'confidence (1 low, 2 medium, 3 high) an entry or exit needs'},
+  'events.dwell': {schema: flag, default: false, description: 'enable user.dwelled_in_geofence'},
+  'events.types': {schema: strings, default: [] as string[], description: 'event types stored and returned (empty: all)'},
+  'places.enabled': {schema: flag, default: false, description: 'place detection on track'},
+  'places.chainMetadata': {schema: z.record(z.string(), z.record(z.string(), z.unknown())), default: {} as Record<string, Record<string, unknown>>, description: 'metadata per chain slug'},
+  'places.chainMappings': {schema: z.record(z.string(), z.string()), default: {} as Record<string, string>, description: 'chain slug to your own id'},
+  'places.placeFilters': {schema: z.object({chain: strings.optional(), category: strings.optional()}), default: {} as {chain?: string[]; category?: string[]}, description: 'chains and categories that generate place events'},
+  'regions.enabled': {schema: flag, default: false, description: 'country, state, DMA and postal code on track'},
+  'beacons.enabled': {schema: flag, default: false, description: 'beacon events on track'},
+  'fraud.enabled': {schema: flag, default: false, description: 'fraud checks on track'},
+  'fraud.block': {schema: flag, default: false, description: 'block users that fail fraud checks'},
+  'fraud.proxyRanges': {schema: strings, default: [] as string[], description: 'CIDR ranges treated as proxies'},
+  'trips.approachingThreshold': {schema: minutes, default: 5, description: 'minutes of ETA at which a trip is approaching'},
+  'trips.delayThreshold': {schema: z.number().min(0), default: 5, description: 'minutes late at which a trip is delayed'},
+  'trips.expireAfterHours': {schema: minutes, default: 24, description: 'hours without updates after which a trip expires'},
+  'security.blockedCountries': {schema: z.array(z.string().length(2)), default: [] as string[], description: 'ISO country codes answered with 451'},
+  'maps.remoteIcons': {schema: flag, default: false, description: 'allow http(s) marker icons on static maps'},
+  'project.disabled': {schema: flag, default: false, description: 'answer every API request with 402'},
+} as const
+
+export type SettingKey = keyof typeof SETTINGS
+export type Settings = {[K in SettingKey]: (typeof SETTINGS)[K]['default']}
+
+export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key)
+
+const cache = new WeakMap<Store, {version: number; byEnv: Map<boolean, Settings>}>()
+
+/**
+ * All settings of one environment, defaults filled in. Read on hot paths, so cached until the
+ * database changes: `PRAGMA data_version` moves when another connection (the CLI) commits, and
+ * this process's own writes clear the cache directly.
+ */
+export function getSettings(store: Store, live: boolean): Settings {
+  const version = store.sqlite.pragma('data_version', {simple: true}) as number
+  let entry = cache.get(store)
+  if (!entry || entry.version !== version) {
+    entry = {version, byEnv: new Map()}
+    cache.set(store, entry)
+  }
+  let settings = entry.byEnv.get(live)
+  if (!settings) {
+    settings = Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, structuredClone(s.default)])) as Settings
+    const rows = store.sqlite.prepare('SELECT key, value FROM settings WHERE live = ?').all(live ? 1 : 0) as {key: string; value: string}[]
+    for (const row of rows) if (isSettingKey(row.key)) (settings as Record<string, unknown>)[row.key] = JSON.parse(row.value)
+    entry.byEnv.set(live, settings)
+  }
+  return settings
+}
+
+/** Validates and stores one setting; throws a message naming the key and what is valid. */
+export async function setSetting(store: Store, live: boolean, key: string, value: unknown): Promise<void> {
+  await setSettings(store, live, {[key]: value})
+}
+
+/** Validates every pair first, then writes them in one transaction: all or nothing. */
+export async function setSettings(store: Store, live: boolean, values: Record<string, unknown>): Promise<void> {
+  const rows = Object.entries(values).map(([key, value]) => {
+    if (!isSettingKey(key)) throw new SettingError(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
+    const parsed = SETTINGS[key].schema.safeParse(value)
+    if (!parsed.success) throw new SettingError(key, parsed.error.issues[0].message)
+    return {live: live ? 1 : 0, key, value: JSON.stringify(parsed.data), updated_at: nowIso()}
+  })
+  if (rows.length === 0) return
+  await store.db.transaction().execute(async (trx) => {
+    for (const row of rows) {
+      await trx.insertInto('settings').values(row)
+        .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: row.value, updated_at: row.updated_at}))
+        .execute()
+    }
+  })
+  cache.delete(store)
+}
+
+export class SettingError extends Error {
+  constructor(readonly key: string, statement: string) {
+    super(`${key}: ${statement}`)
+  }
+}
+
+/** CLI values arrive as text: JSON where it parses (`true`, `3`, `["US"]`), else the plain string. */
+export function parseSettingValue(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

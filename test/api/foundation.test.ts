@@ -1,0 +1,204 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {revokeKey} from '../../src/project/keys.js'
+import {setSetting} from '../../src/project/settings.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+let s: TestServer
+
+beforeAll(async () => {
+  s = await startTestServer()
+})
+afterAll(async () => {
+  await s.stop()
+})
+
+describe('health, metrics and unknown routes', () => {
+  it('answers /health without a key', async () => {
+    const r = await s.call('GET', '/health')
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({meta: {code: 200}, status: 'ok'})
+  })
+
+  it('answers unknown routes with a JSON 404 in the error shape', async () => {
+    const r = await s.call('GET', '/v1/nope', {key: s.keys.testSk})
+    expect(r.status).toBe(404)
+    expect(r.body).toEqual({meta: {code: 404, message: 'route not found: GET /v1/nope'}})
+    expect(r.headers.get('content-type')).toMatch(/application\/json/)
+  })
+
+  it('puts an X-Request-Id on every response and keeps a sane incoming one', async () => {
+    const a = await s.call('GET', '/v1/nope')
+    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    const b = await s.call('GET', '/health', {headers: {'x-request-id': 'abc-123'}})
+    expect(b.headers.get('x-request-id')).toBe('abc-123')
+  })
+
+  it('serves Prometheus metrics that count requests by route pattern', async () => {
+    await s.call('GET', '/v1/config', {key: s.keys.testPk})
+    const r = await fetch(`${s.url}/metrics`)
+    const text = await r.text()
+    expect(r.headers.get('content-type')).toMatch(/text\/plain/)
+    expect(text).toMatch(/loc_http_requests_total\{method="GET",route="\/v1\/config",status="200"\} \d+/)
+    expect(text).toContain('loc_http_request_duration_seconds_bucket')
+  })
+})
+
+describe('authentication', () => {
+  it('refuses a request without a key with 401', async () => {
+    const r = await s.call('GET', '/v1/config')
+    expect(r.status).toBe(401)
+    expect(r.body.meta.code).toBe(401)
+    expect(r.body.meta.message).toMatch(/API key/)
+  })
+
+  it('refuses unknown and malformed keys with 401', async () => {
+    for (const key of ['prj_test_sk_' + '0'.repeat(40), 'Bearer ' + s.keys.testSk, 'nonsense']) {
+      const r = await s.call('GET', '/v1/config', {key})
+      expect(r.status, key).toBe(401)
+    }
+  })
+
+  it('takes the whole header value as the key, P and S keys both on a P endpoint', async () => {
+    for (const key of Object.values(s.keys)) {
+      const r = await s.call('GET', '/v1/config', {key})
+      expect(r.status).toBe(200)
+      expect(r.body).toEqual({meta: {code: 200}})
+    }
+  })
+
+  it('answers 403 to a publishable key on a secret endpoint', async () => {
+    const r = await s.call('GET', '/v1/settings', {key: s.keys.testPk})
+    expect(r.status).toBe(403)
+    expect(r.body.meta).toMatchObject({code: 403})
+    expect((await s.call('GET', '/v1/settings', {key: s.keys.testSk})).status).toBe(200)
+  })
+
+  it('refuses a revoked key with 401 from the next request on', async () => {
+    const extra = await startTestServer()
+    try {
+      expect((await extra.call('GET', '/v1/settings', {key: extra.keys.liveSk})).status).toBe(200)
+      await revokeKey(extra.store, extra.keys.liveSk.slice(0, 20))
+      expect((await extra.call('GET', '/v1/settings', {key: extra.keys.liveSk})).status).toBe(401)
+      expect((await extra.call('GET', '/v1/settings', {key: extra.keys.testSk})).status).toBe(200)
+    } finally {
+      await extra.stop()
+    }
+  })
+
+  it('answers 402 while the project is disabled', async () => {
+    const extra = await startTestServer()
+    try {
+      await setSetting(extra.store, true, 'project.disabled', true)
+      const r = await extra.call('GET', '/v1/config', {key: extra.keys.livePk})
+      expect(r.status).toBe(402)
+      expect(r.body.meta.code).toBe(402)
+      expect((await extra.call('GET', '/v1/config', {key: extra.keys.testPk})).status).toBe(200)
+    } finally {
+      await extra.stop()
+    }
+  })
+
+  it('keeps test and live data apart: a test key never sees what a live key wrote', async () => {
+    const written = await s.call('PATCH', '/v1/settings', {key: s.keys.liveSk, body: {chainMappings: {starbucks: 'sb-1'}}})
+    expect(written.status).toBe(200)
+    expect(written.body.chainMappings).toEqual({starbucks: 'sb-1'})
+    const test = await s.call('GET', '/v1/settings', {key: s.keys.testSk})
+    expect(test.body.chainMappings).toEqual({})
+    const live = await s.call('GET', '/v1/settings', {key: s.keys.liveSk})
+    expect(live.body.chainMappings).toEqual({starbucks: 'sb-1'})
+  })
+})
+
+describe('bodies and errors', () => {
+  it('accepts form-encoded bodies like JSON ones', async () => {
+    const r = await s.call('PATCH', '/v1/settings', {
+      key: s.keys.testSk,
+      body: 'chainMappings[walmart]=wm-9&placeFilters[chain]=walmart,target',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+    })
+    expect(r.status).toBe(200)
+    expect(r.body.chainMappings).toEqual({walmart: 'wm-9'})
+    expect(r.body.placeFilters).toEqual({chain: ['walmart', 'target']})
+  })
+
+  it('reports an invalid field with its param and a statement of what is valid, changing nothing', async () => {
+    const before = await s.call('GET', '/v1/settings', {key: s.keys.testSk})
+    const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {chainMappings: {a: 'x'}, placeFilters: {chain: 5}}})
+    expect(r.status).toBe(400)
+    expect(r.body).toEqual({meta: {code: 400, param: 'placeFilters.chain', message: 'placeFilters.chain: must be an array'}})
+    expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
+  })
+
+  it('answers malformed JSON with 400 param body', async () => {
+    const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: '{"chainMappings": '})
+    expect(r.status).toBe(400)
+    expect(r.body.meta).toEqual({code: 400, param: 'body', message: 'body: must be valid JSON'})
+  })
+
+  it('answers bodies over 1 MiB with 413', async () => {
+    const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {chainMappings: {big: 'x'.repeat(1_100_000)}}})
+    expect(r.status).toBe(413)
+    expect(r.body.meta).toMatchObject({code: 413, param: 'body'})
+  })
+
+  it('treats a GET with Content-Type application/json and no body as normal', async () => {
+    const r = await s.call('GET', '/v1/config', {key: s.keys.testPk, headers: {'content-type': 'application/json'}})
+    expect(r.status).toBe(200)
+  })
+})
+
+describe('CORS (compat with browser SDKs)', () => {
+  it('answers a preflight naming Authorization with 204 and the allow headers', async () => {
+    const r = await fetch(`${s.url}/v1/track`, {
+      method: 'OPTIONS',
+      headers: {origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-radar-device-type'},
+    })
+    expect(r.status).toBe(204)
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+    expect(r.headers.get('access-control-allow-headers')).toMatch(/authorization/i)
+    expect(r.headers.get('access-control-allow-methods')).toContain('PATCH')
+  })
+
+  it('puts the allow-origin on real responses, errors included, and exposes X-Request-Id', async () => {
+    for (const key of [s.keys.testPk, 'bad']) {
+      const r = await s.call('GET', '/v1/config', {key, headers: {origin: 'https://shop.example'}})
+      expect(r.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+      expect(r.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    }
+  })
+})
+
+describe('rate limits', () => {
+  it('refuses the request over the limit with 429, Retry-After and X-RateLimit headers, and changes nothing', async () => {
+    const limited = await startTestServer({rateLimits: {data: 2}})
+    try {
+      const ok = await limited.call('GET', '/v1/settings', {key: limited.keys.testSk})
+      expect(ok.status).toBe(200)
+      expect(ok.headers.get('x-ratelimit-limit')).toBe('2')
+      expect(ok.headers.get('x-ratelimit-remaining')).toBe('1')
+      const reset = Number(ok.headers.get('x-ratelimit-reset'))
+      expect(reset).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000))
+      expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 2)
+
+      await limited.call('GET', '/v1/settings', {key: limited.keys.testSk})
+      const refused = await limited.call('PATCH', '/v1/settings', {key: limited.keys.testSk, body: {chainMappings: {a: 'b'}}})
+      expect(refused.status).toBe(429)
+      expect(refused.body.meta.code).toBe(429)
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
+
+      // another key has its own budget, and the refused PATCH wrote nothing
+      const other = await limited.call('GET', '/v1/settings', {key: limited.keys.liveSk})
+      expect(other.status).toBe(200)
+      const {body} = await limited.call('GET', '/v1/settings', {key: limited.keys.liveSk})
+      expect(body.meta.code).toBe(200)
+      expect((await limited.call('GET', '/v1/settings', {key: limited.keys.liveSk})).status).toBe(429)
+      await new Promise((r) => setTimeout(r, 1100))
+      const after = await limited.call('GET', '/v1/settings', {key: limited.keys.testSk})
+      expect(after.status).toBe(200)
+      expect(after.body.chainMappings).toEqual({})
+    } finally {
+      await limited.stop()
+    }
+  })
+})
