@@ -1,9 +1,19 @@
 import type {Api} from '../router.js'
+import {beaconsRoutes} from './beacons.js'
 import {configRoutes} from './config.js'
+import {eventsRoutes} from './events.js'
+import {geofencesRoutes} from './geofences.js'
 import {settingsRoutes} from './settings.js'
+import {tripsRoutes} from './trips.js'
+import {usersRoutes} from './users.js'
 
 /** Every `/v1` route group, in one list so the API surface reads from here. */
 export const routeGroups: Array<(api: Api) => void> = [
   configRoutes,
   settingsRoutes,
+  geofencesRoutes,
+  beaconsRoutes,
+  usersRoutes,
+  tripsRoutes,
+  eventsRoutes,
 ]

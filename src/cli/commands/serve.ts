@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {startServer} from '../../api/server.js'
+import {startJobs} from '../../jobs/index.js'
 import {createLogger} from '../../log.js'
 import {ensureDemoKeys} from '../../project/demo.js'
 import {BaseCommand} from '../base.js'
@@ -31,11 +32,12 @@ export default class Serve extends BaseCommand<typeof Serve> {
       for (const [name, key] of Object.entries(keys)) this.log(`  ${name.padEnd(18)} ${key}`)
     }
     const server = await startServer({config, store, log})
+    const jobs = startJobs(store, log)
     this.log(`loc listening on ${server.url} (store ${store.file})`)
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({signal}, 'shutting down: finishing in-flight requests')
-        server.close().then(resolve, resolve)
+        Promise.all([server.close(), jobs.stop()]).then(() => resolve(), () => resolve())
       }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
