@@ -80,7 +80,7 @@ CREATE VIRTUAL TABLE edges_rtree USING rtree(id, min_lon, max_lon, min_lat, max_
 -- from_edge/to_edge are the edges of from_way/to_way that touch the via node (null when unresolved).
 CREATE TABLE turn_restrictions (
   id INTEGER PRIMARY KEY, osm_id INTEGER NOT NULL,
-  restriction TEXT NOT NULL, modes TEXT,
+  restriction TEXT NOT NULL, modes TEXT, except_modes TEXT,
   from_way INTEGER NOT NULL, via_node INTEGER, via_way INTEGER, to_way INTEGER NOT NULL,
   from_edge INTEGER, to_edge INTEGER
 );

@@ -1,0 +1,586 @@
+import Database from 'better-sqlite3'
+import {type Coords, bbox, haversine, interiorPoint, joinRings, lineLength, nestRings, pointInRing, round7, simplify, toPositions, vertexMean} from './geom.js'
+import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
+import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
+import {NodeTable, WayTable} from './tables.js'
+import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, POI_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
+
+/** What the file holds, counted the way the shared README's osmium figures are. */
+export interface SourceCounts {
+  nodes: number
+  ways: number
+  relations: number
+  /** objects with addr:housenumber, by type */
+  addr: {n: number; w: number; r: number}
+  /** objects with name and (amenity or shop), by type */
+  poi: {n: number; w: number; r: number}
+  /** amenity/shop objects with brand or brand:wikidata */
+  brand: number
+  highwayWays: number
+  namedHighwayWays: number
+  /** type=restriction relations */
+  restrictions: number
+  adminWays: number
+  adminRelations: number
+}
+
+/** Rows written per table. */
+export interface BuiltCounts {
+  addresses: number
+  interpolations: number
+  streets: number
+  places: number
+  adminAreas: number
+  postalCodes: number
+  graphNodes: number
+  edges: number
+  turnRestrictions: number
+  layerFeatures: number
+}
+
+export type Phase = 'read' | 'ways' | 'relations' | 'roads' | 'streets' | 'index'
+
+interface Rel {id: number; members: Member[]; tags: Tags}
+type Polygons = Coords[][]
+
+/** Zoom bands for map layers; geometry is simplified to half a pixel at the band's highest zoom. */
+const BANDS = [
+  {min: 0, max: 9, tol: 180 / (256 * 2 ** 9)},
+  {min: 10, max: 13, tol: 180 / (256 * 2 ** 13)},
+  {min: 14, max: 22, tol: 0},
+]
+
+const ROAD_RANK: Record<string, number> = {motorway: 9, trunk: 8, primary: 7, secondary: 6, tertiary: 5, minor: 4, service: 3, track: 2, path: 1, ferry: 0}
+
+/** Way tag keys the build reads; other keys are dropped on arrival to keep memory flat. */
+const WAY_KEYS = new Set<string>([
+  'name', 'ref', 'highway', 'route', 'junction', 'oneway', 'oneway:bicycle', 'cycleway', 'maxspeed', 'access', 'vehicle', 'motor_vehicle',
+  'motorcar', 'hgv', 'bicycle', 'foot', 'toll', 'bridge', 'tunnel', 'area', 'building', 'natural', 'waterway', 'water', 'landuse',
+  'boundary', 'place', 'brand', 'brand:wikidata', 'type', ...POI_KEYS, ...PLACE_TAG_KEYS,
+])
+
+/**
+ * Receives the objects of one PBF file (an OsmVisitor), then `finish()` extracts the map model into
+ * a new SQLite file. Tagged nodes are written as they arrive; ways and relations need node
+ * coordinates and each other, so they are kept (compactly) until the end of the file.
+ */
+export class MapBuilder implements OsmVisitor {
+  readonly source: SourceCounts = {nodes: 0, ways: 0, relations: 0, addr: {n: 0, w: 0, r: 0}, poi: {n: 0, w: 0, r: 0}, brand: 0, highwayWays: 0, namedHighwayWays: 0, restrictions: 0, adminWays: 0, adminRelations: 0}
+  readonly built: BuiltCounts = {addresses: 0, interpolations: 0, streets: 0, places: 0, adminAreas: 0, postalCodes: 0, graphNodes: 0, edges: 0, turnRestrictions: 0, layerFeatures: 0}
+  readonly warnings: string[] = []
+  private nodes = new NodeTable()
+  private ways = new WayTable()
+  private relations: Rel[] = []
+  private db: Database.Database
+  private st: ReturnType<typeof prepare>
+  private extent = [Infinity, Infinity, -Infinity, -Infinity]
+
+  constructor(file: string) {
+    this.db = new Database(file)
+    // A build file is worthless until it is complete, so durability comes from one fsync before the swap.
+    this.db.pragma('journal_mode = OFF')
+    this.db.pragma('synchronous = OFF')
+    this.db.pragma('locking_mode = EXCLUSIVE')
+    this.db.pragma('cache_size = -65536')
+    this.db.exec(MAP_SCHEMA)
+    this.st = prepare(this.db)
+    this.db.exec('BEGIN')
+  }
+
+  node(id: number, lon: number, lat: number, tags: Tags | null): void {
+    this.nodes.add(id, lon, lat)
+    this.source.nodes++
+    if (tags) {
+      this.countTags(tags, 'n')
+      this.pointFeature('n', id, lon / 1e7, lat / 1e7, tags)
+    }
+  }
+
+  way(id: number, refs: Float64Array, count: number, tags: Tags | null): void {
+    this.source.ways++
+    let kept: Tags | undefined
+    if (tags) {
+      this.countTags(tags, 'w')
+      if (tags.highway) {
+        this.source.highwayWays++
+        if (tags.name) this.source.namedHighwayWays++
+      }
+      if (tags.boundary === 'administrative') this.source.adminWays++
+      for (const k in tags) {
+        if (WAY_KEYS.has(k) || k.startsWith('addr:')) (kept ??= {})[k] = tags[k]
+      }
+    }
+    this.ways.add(id, refs, count, kept)
+  }
+
+  relation(id: number, members: Member[], tags: Tags | null): void {
+    this.source.relations++
+    if (!tags) return
+    this.countTags(tags, 'r')
+    const type = tags.type
+    if (type === 'restriction') this.source.restrictions++
+    if (tags.boundary === 'administrative') this.source.adminRelations++
+    if (type === 'multipolygon' || type === 'boundary' || type === 'restriction' || tags['addr:housenumber']) this.relations.push({id, members, tags})
+  }
+
+  private countTags(tags: Tags, t: 'n' | 'w' | 'r'): void {
+    if (tags['addr:housenumber']) this.source.addr[t]++
+    if (tags.amenity || tags.shop) {
+      if (tags.name) this.source.poi[t]++
+      if (tags.brand || tags['brand:wikidata']) this.source.brand++
+    }
+  }
+
+  /** Rows that only need the object's own tags and one point. */
+  private pointFeature(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, tags: Tags, footprint?: string): void {
+    if (tags['addr:housenumber'] && (tags['addr:street'] || tags['addr:place'])) this.address(type, id, lon, lat, tags)
+    const pc = placeClass(tags)
+    if (pc) {
+      const extra: Tags = {}
+      for (const k of PLACE_TAG_KEYS) if (tags[k]) extra[k] = tags[k]
+      const iata = tags.aeroway === 'aerodrome' ? (tags.iata ?? null) : null
+      const rowId = ++this.built.places
+      this.st.place.run(rowId, type, id, tags.name, pc.category, pc.osmTag, tags.brand ?? null, tags['brand:wikidata'] ?? null, iata,
+        tags['addr:housenumber'] ?? null, tags['addr:street'] ?? null, tags['addr:city'] ?? null, tags['addr:postcode'] ?? null,
+        JSON.stringify(extra), round7(lon), round7(lat), footprint ?? null)
+      this.st.placeBox.run(rowId, lon, lon, lat, lat)
+    }
+    if (type === 'n' && tags.place && tags.name) {
+      this.layer('place_label', tags.place, tags.name, PLACE_LABEL_MINZOOM[tags.place] ?? 14, JSON.stringify({type: 'Point', coordinates: [round7(lon), round7(lat)]}), [lon, lat, lon, lat])
+    }
+  }
+
+  private address(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, t: Tags): void {
+    const rowId = ++this.built.addresses
+    this.st.address.run(rowId, type, id, t['addr:housenumber'], t['addr:street'] ?? null, t['addr:place'] ?? null, t['addr:unit'] ?? null,
+      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat))
+    this.st.addressBox.run(rowId, lon, lon, lat, lat)
+  }
+
+  private layer(layer: string, cls: string, name: string | null, minzoom: number, geometry: string, b: number[]): void {
+    const rowId = ++this.built.layerFeatures
+    this.st.layer.run(rowId, layer, cls, name, minzoom, 22, geometry)
+    this.st.layerBox.run(rowId, b[0], b[2], b[1], b[3])
+  }
+
+  /** Writes a line or polygon feature once per zoom band it is visible in, simplified for that band. */
+  private layerShape(layer: string, cls: string, name: string | null, minzoom: number, shape: {line?: Coords; polygons?: Polygons}): void {
+    const b = shape.line ? bbox(shape.line) : bbox(shape.polygons![0][0])
+    if (shape.polygons) for (const p of shape.polygons) bbox(p[0], b)
+    for (const band of BANDS) {
+      if (band.max < minzoom) continue
+      const zmin = Math.max(band.min, minzoom)
+      // Below two pixels across, an area or line is invisible in this band.
+      if (band.tol > 0 && Math.max(b[2] - b[0], b[3] - b[1]) < band.tol * 4) continue
+      let geometry: string
+      if (shape.line) {
+        const c = simplify(shape.line, band.tol)
+        geometry = JSON.stringify({type: 'LineString', coordinates: toPositions(c)})
+      } else {
+        const polys: number[][][][] = []
+        for (const p of shape.polygons!) {
+          const outer = simplify(p[0], band.tol)
+          if (outer.length < 8) continue
+          const holes = p.slice(1).map((r) => simplify(r, band.tol)).filter((r) => r.length >= 8)
+          polys.push([outer, ...holes].map(toPositions))
+        }
+        if (!polys.length) continue
+        geometry = JSON.stringify(polys.length === 1 ? {type: 'Polygon', coordinates: polys[0]} : {type: 'MultiPolygon', coordinates: polys})
+      }
+      const rowId = ++this.built.layerFeatures
+      this.st.layer.run(rowId, layer, cls, name, zmin, band.max, geometry)
+      this.st.layerBox.run(rowId, b[0], b[2], b[1], b[3])
+    }
+  }
+
+  private coords(idx: Int32Array): Coords {
+    const {lon, lat} = this.nodes
+    const c: Coords = new Array(idx.length * 2)
+    for (let i = 0; i < idx.length; i++) {
+      c[i * 2] = lon[idx[i]] / 1e7
+      c[i * 2 + 1] = lat[idx[i]] / 1e7
+    }
+    return c
+  }
+
+  /** Extracts everything and commits the build file. `tick` lets the caller report progress and yield. */
+  async finish(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+    this.nodes.finish()
+    this.ways.resolve(this.nodes)
+    const {nodes, ways} = this
+    for (let i = 0; i < nodes.size; i++) {
+      const x = nodes.lon[i], y = nodes.lat[i]
+      if (x < this.extent[0]) this.extent[0] = x
+      if (y < this.extent[1]) this.extent[1] = y
+      if (x > this.extent[2]) this.extent[2] = x
+      if (y > this.extent[3]) this.extent[3] = y
+    }
+
+    const roads: {w: number; a: RoadAttrs}[] = []
+    const streets = new Map<string, number[]>()
+    for (let w = 0; w < ways.size; w++) {
+      if ((w & 0x3fff) === 0) await tick('ways', w, ways.size)
+      const tags = ways.tags[w]
+      if (!tags) continue
+      const idx = ways.nodes(w)
+      if (idx.length < 2) continue
+      const id = ways.wayId(w)
+      const road = roadAttrs(tags)
+      if (road) roads.push({w, a: road})
+      if (tags.highway && tags.name) {
+        const list = streets.get(tags.name)
+        if (list) list.push(w)
+        else streets.set(tags.name, [w])
+      }
+      const c = this.coords(idx)
+      const closed = idx.length >= 4 && idx[0] === idx[idx.length - 1]
+      if (tags['addr:interpolation']) this.interpolation(id, c, tags)
+      const area = closed && tags.highway === undefined || tags.area === 'yes'
+      const polygons = area && closed ? [[c]] : undefined
+      if (tags['addr:housenumber'] || placeClass(tags)) {
+        const [x, y] = polygons ? interiorPoint(polygons[0]) : [c[(idx.length >> 1) * 2], c[(idx.length >> 1) * 2 + 1]]
+        const footprint = polygons ? JSON.stringify({type: 'Polygon', coordinates: nestRings([c]).flat().map(toPositions)}) : undefined
+        this.pointFeature('w', id, x, y, tags, footprint)
+      }
+      const lc = layerClass(tags, closed)
+      if (lc) this.layerShape(lc.layer, lc.cls, tags.name ?? null, lc.minzoom, lc.area ? {polygons: nestRings([c])} : {line: c})
+    }
+
+    await this.relationsPass(tick)
+    await this.roadGraph(roads, tick)
+    await this.streets(streets, tick)
+
+    await tick('index', 0, 1)
+    for (const t of FTS_TABLES) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`)
+    const meta = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
+    const e = this.extent
+    meta.run('schema_version', String(MAP_SCHEMA_VERSION))
+    meta.run('bbox', JSON.stringify(Number.isFinite(e[0]) ? e.map((v) => v / 1e7) : null))
+    meta.run('source_counts', JSON.stringify(this.source))
+    meta.run('built_counts', JSON.stringify(this.built))
+    meta.run('attribution', '© OpenStreetMap contributors, ODbL 1.0, https://www.openstreetmap.org/copyright')
+    this.db.exec('COMMIT')
+    this.db.exec('ANALYZE')
+    this.db.pragma('journal_mode = DELETE')
+    this.close()
+  }
+
+  get bbox(): [number, number, number, number] | null {
+    const e = this.extent
+    return Number.isFinite(e[0]) ? [e[0] / 1e7, e[1] / 1e7, e[2] / 1e7, e[3] / 1e7] : null
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close()
+  }
+
+  private interpolation(id: number, c: Coords, t: Tags): void {
+    const rowId = ++this.built.interpolations
+    this.st.interpolation.run(rowId, id, t['addr:interpolation'], t['addr:street'] ?? null, t['addr:city'] ?? null, t['addr:postcode'] ?? null,
+      JSON.stringify({type: 'LineString', coordinates: toPositions(c)}))
+    const b = bbox(c)
+    this.st.interpolationBox.run(rowId, b[0], b[2], b[1], b[3])
+  }
+
+  /** Rings of a multipolygon/boundary relation, or a reason it cannot be built. */
+  private assemble(rel: Rel): Polygons | string {
+    const segments: Int32Array[] = []
+    let missing = 0
+    for (const m of rel.members) {
+      if (m.type !== MemberType.Way || (m.role !== 'outer' && m.role !== 'inner' && m.role !== '')) continue
+      const w = this.ways.indexOf(m.ref)
+      if (w < 0 || !this.ways.complete(w)) {
+        missing++
+        continue
+      }
+      const idx = this.ways.nodes(w)
+      if (idx.length >= 2) segments.push(idx)
+    }
+    if (missing) return `${missing} member way(s) missing or incomplete`
+    if (!segments.length) return 'no member ways'
+    const rings = joinRings(segments)
+    if (!rings) return 'rings do not close'
+    return nestRings(rings.map((r) => this.coords(r)))
+  }
+
+  private async relationsPass(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+    const admins: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}[] = []
+    const postal: typeof admins = []
+    let skippedAdmin = 0
+    for (let i = 0; i < this.relations.length; i++) {
+      if ((i & 0x3ff) === 0) await tick('relations', i, this.relations.length)
+      const rel = this.relations[i]
+      const t = rel.tags
+      if (t.type === 'restriction') continue
+      const isAdmin = t.boundary === 'administrative' && t.admin_level !== undefined
+      const isPostal = t.boundary === 'postal_code'
+      const wanted = isAdmin || isPostal || t.type === 'multipolygon' || t['addr:housenumber']
+      if (!wanted) continue
+      const result = this.assemble(rel)
+      if (typeof result === 'string') {
+        if (isAdmin || isPostal) {
+          skippedAdmin++
+          this.warnings.push(`relation ${rel.id} (${t.name ?? t.postal_code ?? 'unnamed'}, ${isAdmin ? `admin_level ${t.admin_level}` : 'postal code'}): ${result}; skipped`)
+        }
+        if (t['addr:housenumber'] || placeClass(t)) this.relationPoint(rel)
+        continue
+      }
+      const outer = result.reduce((best, p) => (p[0].length > best[0].length ? p : best))
+      const label = interiorPoint(outer)
+      const b = bbox(result[0][0])
+      for (const p of result) bbox(p[0], b)
+      if (isAdmin || isPostal) {
+        const level = Number.parseInt(t.admin_level ?? '', 10)
+        const entry = {rel, polygons: result, level: Number.isFinite(level) ? level : 0, cc: ownCountryCode(t), label, b}
+        if (isAdmin) admins.push(entry)
+        else postal.push(entry)
+        continue
+      }
+      const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: result.map((p) => p.map(toPositions))})
+      if (t['addr:housenumber'] || placeClass(t)) this.pointFeature('r', rel.id, label[0], label[1], t, geometry)
+      const lc = layerClass(t, true)
+      if (lc?.area) this.layerShape(lc.layer, lc.cls, t.name ?? null, lc.minzoom, {polygons: result})
+    }
+    if (skippedAdmin) this.warnings.unshift(`${skippedAdmin} admin/postal relation(s) could not be assembled (members outside the extract) and were skipped`)
+    this.adminAreas(admins, postal)
+  }
+
+  /** A relation that cannot be assembled still gives an address or place at the middle of its members. */
+  private relationPoint(rel: Rel): void {
+    const b = [Infinity, Infinity, -Infinity, -Infinity]
+    for (const m of rel.members) {
+      if (m.type === MemberType.Node) {
+        const n = this.nodes.indexOf(m.ref)
+        if (n >= 0) bbox([this.nodes.lon[n] / 1e7, this.nodes.lat[n] / 1e7], b)
+      } else if (m.type === MemberType.Way) {
+        const w = this.ways.indexOf(m.ref)
+        if (w >= 0) bbox(this.coords(this.ways.nodes(w)), b)
+      }
+    }
+    if (Number.isFinite(b[0])) this.pointFeature('r', rel.id, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2, rel.tags)
+  }
+
+  private adminAreas(admins: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}[], postal: typeof admins): void {
+    const inside = (x: number, y: number, a: (typeof admins)[number]) =>
+      x >= a.b[0] && x <= a.b[2] && y >= a.b[1] && y <= a.b[3] && a.polygons.some((p) => pointInRing(x, y, p[0]) && !p.slice(1).some((h) => pointInRing(x, y, h)))
+    const countries = admins.filter((a) => a.level === 2 && a.cc)
+    admins.sort((a, b) => a.level - b.level)
+    const rowIds = new Map<(typeof admins)[number], number>()
+    for (const a of admins) {
+      if (!a.cc || a.level !== 2) a.cc = a.cc ?? countries.find((c) => inside(a.label[0], a.label[1], c))?.cc ?? null
+      let parent: number | null = null
+      for (let j = admins.indexOf(a) - 1; j >= 0; j--) {
+        const p = admins[j]
+        if (p.level < a.level && rowIds.has(p) && inside(a.label[0], a.label[1], p)) {
+          parent = rowIds.get(p)!
+          break
+        }
+      }
+      const kind = adminKind(a.level, a.cc) ?? 'other'
+      const rowId = this.writeArea(a, kind, parent)
+      rowIds.set(a, rowId)
+      this.built.adminAreas++
+    }
+    for (const p of postal) {
+      this.writeArea(p, 'postal_code', null)
+      this.built.postalCodes++
+    }
+  }
+
+  private areaSeq = 0
+
+  private writeArea(a: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}, kind: string, parent: number | null): number {
+    const rowId = ++this.areaSeq
+    const t = a.rel.tags
+    const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: a.polygons.map((p) => p.map(toPositions))})
+    this.st.area.run(rowId, a.rel.id, kind, kind === 'postal_code' ? null : a.level, t.name ?? null, a.cc, t.postal_code ?? (kind === 'postal_code' ? t.name ?? null : null),
+      parent, round7(a.label[0]), round7(a.label[1]), geometry)
+    this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
+    return rowId
+  }
+
+  /**
+   * Splits routable ways at every node shared with another routable way (and at their ends) into
+   * edges between graph nodes. Graph node ids are dense (1..n) so routing can index arrays by them.
+   */
+  private async roadGraph(roads: {w: number; a: RoadAttrs}[], tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+    const {nodes, ways} = this
+    const use = new Uint8Array(nodes.size)
+    for (const {w} of roads) {
+      const idx = ways.nodes(w)
+      for (let i = 0; i < idx.length; i++) if (use[idx[i]] < 2) use[idx[i]]++
+      use[idx[0]] = use[idx[idx.length - 1]] = 2
+    }
+    const graphId = new Int32Array(nodes.size)
+    const restricted = this.restrictionWays()
+    const wayEdges = new Map<number, number[]>()
+    const nodeOf = (n: number) => {
+      if (graphId[n] === 0) {
+        graphId[n] = ++this.built.graphNodes
+        this.st.graphNode.run(graphId[n], nodes.ids[n], round7(nodes.lon[n] / 1e7), round7(nodes.lat[n] / 1e7))
+      }
+      return graphId[n]
+    }
+    for (let r = 0; r < roads.length; r++) {
+      if ((r & 0x3fff) === 0) await tick('roads', r, roads.length)
+      const {w, a} = roads[r]
+      const idx = ways.nodes(w)
+      const tags = ways.tags[w]!
+      const wayId = ways.wayId(w)
+      let start = 0
+      for (let i = 1; i < idx.length; i++) {
+        if (use[idx[i]] < 2) continue
+        const geom = new Int32Array((i - start + 1) * 2)
+        let length = 0
+        const b = [Infinity, Infinity, -Infinity, -Infinity]
+        for (let k = start; k <= i; k++) {
+          const n = idx[k]
+          geom[(k - start) * 2] = nodes.lon[n]
+          geom[(k - start) * 2 + 1] = nodes.lat[n]
+          const x = nodes.lon[n] / 1e7, y = nodes.lat[n] / 1e7
+          if (k > start) length += haversine(geom[(k - start - 1) * 2] / 1e7, geom[(k - start - 1) * 2 + 1] / 1e7, x, y)
+          if (x < b[0]) b[0] = x
+          if (y < b[1]) b[1] = y
+          if (x > b[2]) b[2] = x
+          if (y > b[3]) b[3] = y
+        }
+        const source = nodeOf(idx[start]), target = nodeOf(idx[i])
+        const edgeId = ++this.built.edges
+        this.st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, tags.name ?? null, tags.ref ?? null, a.maxspeed, a.oneway,
+          a.car, a.truck, a.bike, a.foot, +a.toll, +a.ferry, +a.bridge, +a.tunnel, Buffer.from(geom.buffer, geom.byteOffset, geom.byteLength))
+        this.st.edgeBox.run(edgeId, b[0], b[2], b[1], b[3])
+        if (restricted.has(wayId)) {
+          const list = wayEdges.get(wayId) ?? []
+          list.push(edgeId, source, target)
+          wayEdges.set(wayId, list)
+        }
+        start = i
+      }
+    }
+    this.turnRestrictions(wayEdges, graphId)
+  }
+
+  private restrictionWays(): Set<number> {
+    const set = new Set<number>()
+    for (const r of this.relations) {
+      if (r.tags.type !== 'restriction') continue
+      for (const m of r.members) if (m.type === MemberType.Way) set.add(m.ref)
+    }
+    return set
+  }
+
+  private turnRestrictions(wayEdges: Map<number, number[]>, graphId: Int32Array): void {
+    const edgeAt = (way: number | undefined, nodes: Set<number>) => {
+      const list = way === undefined ? undefined : wayEdges.get(way)
+      if (!list) return null
+      for (let i = 0; i < list.length; i += 3) if (nodes.has(list[i + 1]) || nodes.has(list[i + 2])) return list[i]
+      return null
+    }
+    for (const rel of this.relations) {
+      const t = rel.tags
+      if (t.type !== 'restriction') continue
+      const key = Object.keys(t).find((k) => k === 'restriction' || k.startsWith('restriction:'))
+      const from = rel.members.find((m) => m.role === 'from' && m.type === MemberType.Way)?.ref
+      const to = rel.members.find((m) => m.role === 'to' && m.type === MemberType.Way)?.ref
+      if (!key || from === undefined || to === undefined) continue
+      const via = rel.members.filter((m) => m.role === 'via')
+      const viaNode = via.find((m) => m.type === MemberType.Node)?.ref ?? null
+      const viaWay = via.find((m) => m.type === MemberType.Way)?.ref ?? null
+      const viaGraph = new Set<number>()
+      if (viaNode !== null) {
+        const n = this.nodes.indexOf(viaNode)
+        if (n >= 0 && graphId[n]) viaGraph.add(graphId[n])
+      } else if (viaWay !== null) {
+        const list = wayEdges.get(viaWay) ?? []
+        for (let i = 0; i < list.length; i += 3) viaGraph.add(list[i + 1]).add(list[i + 2])
+      }
+      const viaGraphNode = viaNode !== null && viaGraph.size ? [...viaGraph][0] : null
+      this.st.restriction.run(++this.built.turnRestrictions, rel.id, t[key], key === 'restriction' ? null : key.slice('restriction:'.length), t.except ?? null,
+        from, viaGraphNode, viaWay, to, edgeAt(from, viaGraph), edgeAt(to, viaGraph))
+    }
+  }
+
+  /**
+   * One street per name and area: same-named ways are merged when they share a node or lie within
+   * ~200 m of each other, so "Main Street" in two towns stays two streets.
+   */
+  private async streets(byName: Map<string, number[]>, tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+    const gap = 0.002
+    let done = 0
+    for (const [name, list] of byName) {
+      if ((done++ & 0x3ff) === 0) await tick('streets', done, byName.size)
+      const parent = list.map((_, i) => i)
+      const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+      const boxes = list.map((w) => bbox(this.coords(this.ways.nodes(w))))
+      const byNode = new Map<number, number>()
+      list.forEach((w, i) => {
+        for (const n of this.ways.nodes(w)) {
+          const j = byNode.get(n)
+          if (j === undefined) byNode.set(n, i)
+          else parent[find(i)] = find(j)
+        }
+      })
+      if (list.length <= 2000) {
+        for (let i = 0; i < list.length; i++) {
+          for (let j = i + 1; j < list.length; j++) {
+            const a = boxes[i], b = boxes[j]
+            if (a[0] - gap <= b[2] && b[0] - gap <= a[2] && a[1] - gap <= b[3] && b[1] - gap <= a[3]) parent[find(i)] = find(j)
+          }
+        }
+      }
+      const groups = new Map<number, number[]>()
+      list.forEach((_, i) => {
+        const g = groups.get(find(i))
+        if (g) g.push(i)
+        else groups.set(find(i), [i])
+      })
+      for (const members of groups.values()) {
+        const lines: Coords[] = members.map((i) => this.coords(this.ways.nodes(list[i])))
+        let cls = 'path', length = 0, longest = lines[0]
+        const b = [Infinity, Infinity, -Infinity, -Infinity]
+        for (let k = 0; k < members.length; k++) {
+          const c = this.ways.tags[list[members[k]]]!.highway!
+          const rc = ROADISH[c] ?? 'path'
+          if ((ROAD_RANK[rc] ?? 0) > (ROAD_RANK[cls] ?? 0)) cls = rc
+          const len = lineLength(lines[k])
+          length += len
+          if (len > lineLength(longest)) longest = lines[k]
+          bbox(lines[k], b)
+        }
+        const mid = (longest.length >> 2) * 2
+        const rowId = ++this.built.streets
+        this.st.street.run(rowId, name, cls, members.length, Math.round(length), round7(longest[mid]), round7(longest[mid + 1]),
+          JSON.stringify({type: 'MultiLineString', coordinates: lines.map(toPositions)}))
+        this.st.streetBox.run(rowId, b[0], b[2], b[1], b[3])
+      }
+    }
+  }
+}
+
+const ROADISH: Record<string, string> = {
+  motorway: 'motorway', motorway_link: 'motorway', trunk: 'trunk', trunk_link: 'trunk', primary: 'primary', primary_link: 'primary',
+  secondary: 'secondary', secondary_link: 'secondary', tertiary: 'tertiary', tertiary_link: 'tertiary', unclassified: 'minor',
+  residential: 'minor', living_street: 'minor', road: 'minor', service: 'service', track: 'track',
+}
+
+function prepare(db: Database.Database) {
+  const box = (t: string) => db.prepare(`INSERT INTO ${t}_rtree VALUES (?, ?, ?, ?, ?)`)
+  return {
+    address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)'),
+    addressBox: box('addresses'),
+    interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?)'),
+    interpolationBox: box('interpolations'),
+    street: db.prepare('INSERT INTO streets VALUES (?,?,?,?,?,?,?,?)'),
+    streetBox: box('streets'),
+    place: db.prepare('INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
+    placeBox: box('places'),
+    area: db.prepare('INSERT INTO admin_areas VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
+    areaBox: box('admin_areas'),
+    graphNode: db.prepare('INSERT INTO graph_nodes VALUES (?,?,?,?)'),
+    edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
+    edgeBox: box('edges'),
+    restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
+    layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?)'),
+    layerBox: box('layer_features'),
+  }
+}

@@ -1,0 +1,5 @@
+export {importOsm, type ImportOptions, type ImportProgress, type ImportResult} from './import.js'
+export {openMapData, type MapData, type MapRegion} from './mapdata.js'
+export {readManifest, regionFromFile, type Manifest, type RegionEntry} from './files.js'
+export {readPbf, PbfError, type OsmVisitor, type Tags} from './pbf.js'
+export type {BuiltCounts, SourceCounts} from './build.js'
