@@ -50,7 +50,7 @@ const CATEGORY_BY_TAG: Record<string, string> = {
 /** Fallback per key when the exact key=value has no entry above. */
 const CATEGORY_BY_KEY: Record<string, string> = {
   amenity: 'amenities', shop: 'shopping', tourism: 'attraction', leisure: 'leisure', office: 'office', craft: 'craft',
-  healthcare: 'health', historic: 'historic', railway: 'transit', public_transport: 'transit',
+  healthcare: 'health', historic: 'historic',
 }
 
 export interface PlaceClass {category: string; osmTag: string}
