@@ -1,0 +1,70 @@
+import {Args, Flags} from '@oclif/core'
+import {importOsm, type ImportProgress} from '../../../osm/index.js'
+import {BaseCommand} from '../../base.js'
+import {startProgress} from '../../progress.js'
+
+const PHASES: Record<ImportProgress['phase'], string> = {
+  read: 'reading', ways: 'ways', relations: 'areas', roads: 'road graph', streets: 'streets', index: 'indexes',
+}
+
+export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
+  static description = 'Import an OpenStreetMap extract (.osm.pbf) as a map region: addresses, streets, places, admin areas, road graph and map layers.'
+  static examples = [
+    '<%= config.bin %> import osm data/monaco.osm.pbf',
+    '<%= config.bin %> import osm liechtenstein.osm.pbf --add',
+    '<%= config.bin %> import osm planet-cut.osm.pbf --add --region alps',
+  ]
+
+  static args = {file: Args.string({description: 'OSM PBF extract', required: true})}
+  static flags = {
+    add: Flags.boolean({description: 'keep the regions already imported (default: this region replaces them)'}),
+    region: Flags.string({description: 'region name (default: file name without .osm.pbf); importing an existing region replaces it', helpValue: 'NAME'}),
+  }
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(ImportOsm)
+    const config = this.loadConfig()
+    const abort = new AbortController()
+    const onSigint = () => abort.abort()
+    process.once('SIGINT', onSigint)
+    process.once('SIGTERM', onSigint)
+    const bar = startProgress('reading', 1, '{bar} {percentage}% | {mb} MB | {objects} objects | {label}')
+    let result
+    try {
+      result = await importOsm(args.file, {
+        dataDir: config.dataDir,
+        region: this.flags.region,
+        add: this.flags.add,
+        signal: abort.signal,
+        onProgress: (p) => {
+          const fraction = p.phase === 'read' ? p.bytes / p.totalBytes : 1
+          const label = p.phase === 'read' ? PHASES.read : `building ${PHASES[p.phase]} ${p.done}/${p.total}`
+          bar.update(fraction, {label, mb: `${(p.bytes / 1e6).toFixed(1)}/${(p.totalBytes / 1e6).toFixed(1)}`, objects: p.objects.toLocaleString('en-US')})
+        },
+      })
+    } catch (error) {
+      bar.stop()
+      const message = abort.signal.aborted ? 'interrupted' : (error as Error).message
+      this.error(`import failed: ${message}\nThe map store is unchanged.`, {exit: abort.signal.aborted ? 130 : 1})
+    } finally {
+      process.off('SIGINT', onSigint)
+      process.off('SIGTERM', onSigint)
+    }
+    bar.stop()
+    const r = result
+    const n = (v: number) => v.toLocaleString('en-US').padStart(10)
+    this.log(`${r.replaced ? 'replaced' : 'imported'} region "${r.region}" from ${r.source} in ${r.seconds.toFixed(1)} s (${(r.bytes / 1e6 / r.seconds).toFixed(1)} MB/s)`)
+    this.log(`  read       ${n(r.read.nodes)} nodes  ${n(r.read.ways)} ways  ${n(r.read.relations)} relations`)
+    this.log(`  addresses  ${n(r.built.addresses)}   interpolations ${r.built.interpolations}`)
+    this.log(`  streets    ${n(r.built.streets)}`)
+    this.log(`  places     ${n(r.built.places)}`)
+    this.log(`  admin      ${n(r.built.adminAreas)} areas   postal codes ${r.built.postalCodes}`)
+    this.log(`  roads      ${n(r.built.edges)} edges  ${n(r.built.graphNodes)} nodes  ${r.built.turnRestrictions} turn restrictions`)
+    this.log(`  map layers ${n(r.built.layerFeatures)} features`)
+    if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
+    if (r.warnings.length) {
+      this.warn(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)
+    }
+    this.log('Map data © OpenStreetMap contributors (ODbL 1.0)')
+  }
+}
