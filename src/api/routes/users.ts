@@ -1,4 +1,44 @@
+import {z} from 'zod'
+import {userJson} from '../../users/json.js'
+import {refreshUsers} from '../../users/refresh.js'
+import {deleteUser, findUser, listUsers} from '../../users/store.js'
+import {errors} from '../errors.js'
+import {pageBody, pageSchema} from '../paging.js'
 import type {Api} from '../router.js'
+import {list, parse} from '../validate.js'
 
-/** `/v1/users`: filled in by the data-management issue. */
-export function usersRoutes(_api: Api): void {}
+const listQuery = pageSchema(1000, 100).pick({limit: true, updatedBefore: true, updatedAfter: true})
+
+const refreshBody = z.object({
+  userIds: list(z.string().min(1)).pipe(z.array(z.string()).min(1).max(10)),
+  type: z.enum(['silentPush', 'pushExtension']).default('silentPush'),
+})
+
+/** `/v1/users`: users are created by track; here they are listed, read, deleted and refreshed. */
+export function usersRoutes(api: Api): void {
+  const {store} = api.ctx
+  const opts = {auth: 'S', limit: 'data'} as const
+
+  api.route('get', '/users', opts, async (req, res) => {
+    const page = await listUsers(store, res.locals.auth.live, parse(listQuery, req.query))
+    return pageBody('users', page.rows.map(userJson), page.hasMore)
+  })
+
+  api.route('post', '/users/refresh', opts, async (req, res) => {
+    const input = parse(refreshBody, req.body ?? {})
+    // No push credentials can be configured yet, so every user lands in `failed` (DECISIONS).
+    const result = await refreshUsers(store, res.locals.auth.live, input.userIds, input.type, null)
+    return {meta: {code: 200}, ...result}
+  })
+
+  api.route('get', '/users/:id', opts, async (req, res) => {
+    const user = await findUser(store, res.locals.auth.live, String(req.params.id))
+    if (!user) throw errors.notFound('user')
+    return {meta: {code: 200}, user: userJson(user)}
+  })
+
+  api.route('delete', '/users/:id', opts, async (req, res) => {
+    if (!(await deleteUser(store, res.locals.auth.live, String(req.params.id)))) throw errors.notFound('user')
+    return {meta: {code: 200}}
+  })
+}

@@ -1,0 +1,127 @@
+import type {Store} from '../store/db.js'
+import {newId, nowIso} from '../store/ids.js'
+import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import type {BeaconRow} from './json.js'
+
+export type BeaconType = 'ibeacon' | 'eddystone'
+
+/** A validated beacon body; identifiers not of `type` are ignored (and cleared on update). */
+export interface BeaconInput {
+  description: string
+  tag?: string | null
+  externalId?: string | null
+  type: BeaconType
+  uuid?: string
+  major?: string
+  minor?: string
+  uid?: string
+  instance?: string
+  /** `[lng, lat]` */
+  coordinates: [number, number]
+  enabled: boolean
+  metadata?: Record<string, string | number | boolean> | null
+}
+
+/** `tag` + `externalId` already name another beacon of the environment. */
+export type Conflict = {conflict: true}
+export type Written = {row: BeaconRow; created: boolean}
+
+const env = (live: boolean) => (live ? 1 : 0)
+
+function columns(input: BeaconInput) {
+  const ibeacon = input.type === 'ibeacon'
+  return {
+    description: input.description,
+    type: input.type,
+    uuid: ibeacon ? (input.uuid ?? null) : null,
+    major: ibeacon ? (input.major ?? null) : null,
+    minor: ibeacon ? (input.minor ?? null) : null,
+    uid: ibeacon ? null : (input.uid ?? null),
+    instance: ibeacon ? null : (input.instance ?? null),
+    lng: input.coordinates[0],
+    lat: input.coordinates[1],
+    enabled: input.enabled ? 1 : 0,
+    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+  }
+}
+
+const isUniqueViolation = (error: unknown) => (error as {code?: string})?.code === 'SQLITE_CONSTRAINT_UNIQUE'
+
+/** Creates a beacon; a `tag` + `externalId` that exists already is a conflict, not an update. */
+export async function createBeacon(store: Store, live: boolean, input: BeaconInput): Promise<Written | Conflict> {
+  const now = nowIso()
+  const row: BeaconRow = {
+    id: newId(),
+    live: env(live),
+    tag: input.tag ?? null,
+    external_id: input.externalId ?? null,
+    ...columns(input),
+    created_at: now,
+    updated_at: now,
+  }
+  try {
+    await store.db.insertInto('beacons').values(row).execute()
+  } catch (error) {
+    if (isUniqueViolation(error)) return {conflict: true}
+    throw error
+  }
+  return {row, created: true}
+}
+
+/** Creates or updates the beacon with this `tag` + `externalId`, in one statement. */
+export async function upsertBeaconByTag(store: Store, live: boolean, tag: string, externalId: string, input: BeaconInput): Promise<Written> {
+  const now = nowIso()
+  const values = columns(input)
+  const row = await store.db.insertInto('beacons')
+    .values({id: newId(), live: env(live), tag, external_id: externalId, ...values, created_at: now, updated_at: now})
+    .onConflict((oc) => oc.columns(['live', 'tag', 'external_id']).where('external_id', 'is not', null).doUpdateSet({...values, updated_at: now}))
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return {row, created: row.created_at === now}
+}
+
+/** Updates the beacon with this `_id` (its `tag`/`externalId` too when given); undefined when there is none. */
+export async function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Promise<Written | Conflict | undefined> {
+  const set = {
+    ...columns(input),
+    ...(input.tag === undefined ? {} : {tag: input.tag}),
+    ...(input.externalId === undefined ? {} : {external_id: input.externalId}),
+    updated_at: nowIso(),
+  }
+  try {
+    const row = await store.db.updateTable('beacons').set(set)
+      .where('live', '=', env(live)).where('id', '=', id)
+      .returningAll().executeTakeFirst()
+    return row && {row, created: false}
+  } catch (error) {
+    if (isUniqueViolation(error)) return {conflict: true}
+    throw error
+  }
+}
+
+export type BeaconRef = {id: string} | {tag: string; externalId: string}
+
+export async function findBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<BeaconRow | undefined> {
+  let q = store.db.selectFrom('beacons').selectAll().where('live', '=', env(live))
+  q = 'id' in ref ? q.where('id', '=', ref.id) : q.where('tag', '=', ref.tag).where('external_id', '=', ref.externalId)
+  return q.executeTakeFirst()
+}
+
+export interface BeaconFilters {
+  tag?: string
+  externalId?: string
+}
+
+export async function listBeacons(store: Store, live: boolean, filters: BeaconFilters, page: PageQuery): Promise<Page<BeaconRow>> {
+  let q = store.db.selectFrom('beacons').selectAll().where('live', '=', env(live))
+  if (filters.tag !== undefined) q = q.where('tag', '=', filters.tag)
+  if (filters.externalId !== undefined) q = q.where('external_id', '=', filters.externalId)
+  return fetchPage(q, page, 'created_at')
+}
+
+export async function deleteBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<boolean> {
+  const beacon = await findBeacon(store, live, ref)
+  if (!beacon) return false
+  await store.db.deleteFrom('beacons').where('id', '=', beacon.id).execute()
+  return true
+}

@@ -1,0 +1,77 @@
+import {sql, type Insertable} from 'kysely'
+import type {Store} from '../store/db.js'
+import {newId, nowIso} from '../store/ids.js'
+import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import type {UserTable} from '../store/schema.js'
+import type {UserRow} from './json.js'
+
+export type NewUser = Partial<Omit<Insertable<UserTable>, 'live'>>
+
+/** Writes a user row as track will (ids and timestamps filled in); tests and the track pipeline use it. */
+export async function insertUser(store: Store, live: boolean, fields: NewUser = {}): Promise<UserRow> {
+  const now = nowIso()
+  const row: UserRow = {
+    id: newId(),
+    user_id: null,
+    device_id: null,
+    install_id: null,
+    description: null,
+    metadata: null,
+    lng: null,
+    lat: null,
+    location_accuracy: null,
+    foreground: null,
+    stopped: null,
+    device_type: null,
+    device_os: null,
+    device_make: null,
+    device_model: null,
+    ip: null,
+    context: null,
+    created_at: now,
+    updated_at: now,
+    ...fields,
+    live: live ? 1 : 0,
+  }
+  await store.db.insertInto('users').values(row).execute()
+  return row
+}
+
+/**
+ * The user a reference names: `_id` first, then `userId`, then `deviceId` (the spec's three ways);
+ * when several users share a `userId` or `deviceId`, the most recently updated.
+ */
+export async function findUser(store: Store, live: boolean, ref: string): Promise<UserRow | undefined> {
+  return store.db.selectFrom('users').selectAll()
+    .where('live', '=', live ? 1 : 0)
+    .where((eb) => eb.or([eb('id', '=', ref), eb('user_id', '=', ref), eb('device_id', '=', ref)]))
+    .orderBy(sql`case when id = ${ref} then 0 when user_id = ${ref} then 1 else 2 end`)
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** The user a conversion or trip names by `userId`, else by `deviceId`. */
+export async function findUserByIds(store: Store, live: boolean, ids: {userId?: string | null; deviceId?: string | null}): Promise<UserRow | undefined> {
+  for (const [column, value] of [['user_id', ids.userId], ['device_id', ids.deviceId]] as const) {
+    if (!value) continue
+    const row = await store.db.selectFrom('users').selectAll()
+      .where('live', '=', live ? 1 : 0).where(column, '=', value)
+      .orderBy('updated_at', 'desc').limit(1).executeTakeFirst()
+    if (row) return row
+  }
+  return undefined
+}
+
+export async function listUsers(store: Store, live: boolean, page: PageQuery): Promise<Page<UserRow>> {
+  const query = store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0)
+  return fetchPage(query, page, 'updated_at')
+}
+
+/** Deletes the user the reference names (presence goes with it); false when there is none. */
+export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
+  const user = await findUser(store, live, ref)
+  if (!user) return false
+  await store.db.deleteFrom('users').where('id', '=', user.id).execute()
+  return true
+}
