@@ -120,11 +120,14 @@ export const enum Dir {None = 0, Forward = 1, Backward = 2, Both = 3}
 const CAR_CLASSES = new Set(['motorway', 'trunk', 'primary', 'secondary', 'tertiary', 'minor', 'service'])
 const DENY = new Set(['no', 'private', 'agricultural', 'forestry', 'emergency', 'military', 'discouraged', 'use_sidepath'])
 
-/** The most specific of `keys` that is tagged decides; `def` if none is. */
+/**
+ * The most specific of `keys` that is tagged decides; `def` if none is. The generic `access` (keys[0])
+ * can only take access away: `access=yes` on steps does not let cars drive them.
+ */
 function allowed(tags: Tags, keys: string[], def: boolean): boolean {
   for (let i = keys.length - 1; i >= 0; i--) {
     const v = tags[keys[i]]
-    if (v !== undefined) return !DENY.has(v)
+    if (v !== undefined) return i === 0 ? def && !DENY.has(v) : !DENY.has(v)
   }
   return def
 }
