@@ -1,0 +1,69 @@
+import {rmSync} from 'node:fs'
+import {afterAll, describe, expect, it} from 'vitest'
+import {importOsm} from '../../src/osm/index.js'
+import {HAS_SHARED, count, openRegion, shared, tempDataDir} from './helpers.js'
+
+// These use the extracts in ../shared/data/osm (figures from its README) and skip without them.
+const dirs: string[] = []
+const fresh = () => {
+  const d = tempDataDir()
+  dirs.push(d)
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, {recursive: true, force: true})
+})
+
+describe.skipIf(!HAS_SHARED)('import liechtenstein.osm.pbf', () => {
+  it('agrees with osmium and assembles the admin hierarchy: country, 2 Wahlkreise, 11 municipalities', async () => {
+    const dataDir = fresh()
+    const r = await importOsm(shared('liechtenstein.osm.pbf'), {dataDir})
+    expect(r.read).toMatchObject({
+      nodes: 295_005, ways: 29_874, relations: 884,
+      addr: {n: 243, w: 3_247, r: 7}, poi: {n: 304, w: 153, r: 1}, brand: 13,
+      highwayWays: 6_984, namedHighwayWays: 2_578, restrictions: 85, adminWays: 113, adminRelations: 42,
+    })
+    // osmium assembles 14 admin relations; so do we, and the 28 Swiss/Austrian fragments are warned about
+    expect(r.built.adminAreas).toBe(14)
+    const db = openRegion(dataDir, 'liechtenstein')
+    try {
+      const areas = db.prepare('SELECT id, kind, admin_level, name, country_code, parent_id FROM admin_areas').all() as {id: number; kind: string; admin_level: number; name: string; country_code: string; parent_id: number | null}[]
+      const of = (kind: string) => areas.filter((a) => a.kind === kind).map((a) => a.name).sort()
+      expect(of('country')).toEqual(['Liechtenstein'])
+      expect(of('county')).toEqual(['Oberland', 'Unterland'])
+      expect(of('city')).toEqual(['Balzers', 'Eschen', 'Gamprin', 'Mauren', 'Planken', 'Ruggell', 'Schaan', 'Schellenberg', 'Triesen', 'Triesenberg', 'Vaduz'])
+      expect(new Set(areas.map((a) => a.country_code))).toEqual(new Set(['LI']))
+      const byId = new Map(areas.map((a) => [a.id, a]))
+      for (const a of areas) {
+        if (a.kind === 'city') expect(byId.get(a.parent_id!)?.kind).toBe('county')
+        if (a.kind === 'county') expect(byId.get(a.parent_id!)?.kind).toBe('country')
+      }
+      expect(byId.get(areas.find((a) => a.name === 'Vaduz')!.parent_id!)?.name).toBe('Oberland')
+      expect(byId.get(areas.find((a) => a.name === 'Eschen')!.parent_id!)?.name).toBe('Unterland')
+      // 3,497 housenumber objects; those without addr:street/addr:place are not addresses
+      const addresses = count(db, 'SELECT count(*) FROM addresses')
+      expect(addresses).toBe(r.built.addresses)
+      expect(addresses).toBeGreaterThan(3_497 * 0.95)
+      expect(addresses).toBeLessThanOrEqual(3_497)
+      expect(count(db, "SELECT count(*) FROM places WHERE osm_tag LIKE 'amenity=%' OR osm_tag LIKE 'shop=%'")).toBe(458)
+      expect(count(db, 'SELECT sum(way_count) FROM streets')).toBe(2_578)
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe.skipIf(!HAS_SHARED)('unsorted files', () => {
+  // quirks/ holds the original bytes of two files the README re-sorted with osmium: Baltimore has
+  // relations before ways, Columbus has ids out of order. Both must build exactly what the sorted copies build.
+  for (const name of ['baltimore-md-us', 'columbus-oh-us-roads']) {
+    it(`${name}: the unsorted original imports to the same model as the sorted copy`, async () => {
+      const sorted = await importOsm(shared(`${name}.osm.pbf`), {dataDir: fresh()})
+      const unsorted = await importOsm(shared(`quirks/${name}.unsorted.osm.pbf`), {dataDir: fresh()})
+      expect(unsorted.region).toBe(name)
+      expect(unsorted.read).toEqual(sorted.read)
+      expect(unsorted.built).toEqual(sorted.built)
+      expect(unsorted.built.edges).toBeGreaterThan(1_000)
+    })
+  }
+})
