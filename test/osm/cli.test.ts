@@ -1,0 +1,52 @@
+import {execFile} from 'node:child_process'
+import {rmSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, describe, expect, it} from 'vitest'
+import {readManifest} from '../../src/osm/index.js'
+import {snapshot, tempDataDir} from './helpers.js'
+
+// Runs the built CLI (`npm test` builds first).
+const run = promisify(execFile)
+const BIN = path.resolve('bin/run.js')
+const dataDir = tempDataDir()
+afterAll(() => rmSync(dataDir, {recursive: true, force: true}))
+
+async function loc(...args: string[]): Promise<{code: number; stdout: string; stderr: string}> {
+  try {
+    const {stdout, stderr} = await run('node', [BIN, ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})
+    return {code: 0, stdout, stderr}
+  } catch (error) {
+    const e = error as {code: number; stdout: string; stderr: string}
+    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
+  }
+}
+
+describe('loc import osm', () => {
+  it('imports the bundled Monaco extract and prints a summary', async () => {
+    const {code, stdout, stderr} = await loc('import', 'osm', 'data/monaco.osm.pbf', '--data-dir', dataDir)
+    expect(stderr).toMatch(/could not be assembled/) // the cut-off French relations, as a warning
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/imported region "monaco" from data\/monaco.osm.pbf in [\d.]+ s \([\d.]+ MB\/s\)/)
+    expect(stdout).toMatch(/read\s+41,361 nodes\s+6,180 ways\s+346 relations/)
+    expect(stdout).toMatch(/addresses\s+420/)
+    expect(stdout).toMatch(/admin\s+11 areas/)
+    expect(stdout).toMatch(/© OpenStreetMap contributors/)
+    expect(Object.keys(readManifest(dataDir).regions)).toEqual(['monaco'])
+  })
+
+  it('adds a region with --add --region and fails cleanly on a bad file', async () => {
+    const added = await loc('import', 'osm', 'data/monaco.osm.pbf', '--add', '--region', 'demo', '--data-dir', dataDir)
+    expect(added.code).toBe(0)
+    expect(Object.keys(readManifest(dataDir).regions).sort()).toEqual(['demo', 'monaco'])
+    const before = snapshot(dataDir)
+    const bad = path.join(dataDir, 'bad.osm.pbf')
+    writeFileSync(bad, Buffer.alloc(1000, 7))
+    const failed = await loc('import', 'osm', bad, '--data-dir', dataDir)
+    expect(failed.code).toBe(1)
+    const message = failed.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ') // oclif wraps and prefixes lines
+    expect(message).toMatch(/import failed: .*not an OSM PBF/)
+    expect(message).toMatch(/map store is unchanged/)
+    expect(snapshot(dataDir)).toEqual(before)
+  })
+})
