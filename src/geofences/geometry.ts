@@ -1,0 +1,88 @@
+import {centerOfMass, circle, distance, polygon as turfPolygon} from '@turf/turf'
+
+export type Position = [lng: number, lat: number]
+export interface PolygonGeometry {
+  type: 'Polygon'
+  coordinates: Position[][]
+}
+
+/** What the geofences table stores for any shape: the polygon, its center, a radius, and its bbox. */
+export interface Shape {
+  geometry: PolygonGeometry
+  center: Position
+  /** Meters for circles and polygons, minutes for isochrones. */
+  radius: number
+  bbox: {minLng: number; minLat: number; maxLng: number; maxLat: number}
+}
+
+export const CIRCLE_STEPS = 64
+export const RING_MIN = 4
+export const RING_MAX = 2000
+
+/** 7 decimals is ~1 cm: plenty for a geofence and a third shorter than full doubles in JSON. */
+const round = (n: number) => Math.round(n * 1e7) / 1e7
+
+export function isPosition(value: unknown): value is Position {
+  return Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === 'number' && Number.isFinite(n))
+    && value[0] >= -180 && value[0] <= 180 && value[1] >= -90 && value[1] <= 90
+}
+
+/** A circle as a 64-sided polygon around `center`. */
+export function circleShape(center: Position, radiusM: number): Shape {
+  const ring = circle(center, radiusM, {steps: CIRCLE_STEPS, units: 'meters'}).geometry.coordinates[0]
+    .map(([lng, lat]) => [round(lng), round(lat)] as Position)
+  ring[ring.length - 1] = ring[0]
+  return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: radiusM})
+}
+
+/**
+ * A polygon from a closed ring: the center is the area centroid, the radius the distance from it to
+ * the farthest vertex, so a circle of that radius covers the whole polygon.
+ */
+export function polygonShape(ring: Position[]): Shape {
+  const c = centerOfMass(turfPolygon([ring])).geometry.coordinates
+  const center: Position = [round(c[0]), round(c[1])]
+  let radius = 0
+  for (const p of ring) radius = Math.max(radius, distance(center, p, {units: 'meters'}))
+  return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: Math.round(radius * 100) / 100})
+}
+
+/**
+ * The area reachable from `center` in `minutes` by `mode`. Comes from the routing engine once a road
+ * graph exists; until then (and where no graph covers the point) there is none.
+ */
+export type IsochroneSource = (center: Position, mode: string, minutes: number) => Position[] | null
+let isochroneSource: IsochroneSource = () => null
+
+/** The routing engine registers itself here when it has a road graph loaded. */
+export function setIsochroneSource(source: IsochroneSource): void {
+  isochroneSource = source
+}
+
+export function isochroneShape(center: Position, mode: string, minutes: number): Shape | null {
+  const ring = isochroneSource(center, mode, minutes)
+  if (!ring) return null
+  return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: minutes})
+}
+
+/** Why a ring is not a valid polygon boundary, or null when it is. */
+export function ringProblem(ring: unknown): string | null {
+  const statement = `must be a closed ring of ${RING_MIN} to ${RING_MAX.toLocaleString('en-US')} [longitude,latitude] positions`
+  if (!Array.isArray(ring) || ring.length < RING_MIN || ring.length > RING_MAX) return statement
+  if (!ring.every(isPosition)) return `${statement}, longitude -180 to 180 and latitude -90 to 90`
+  const first = ring[0]
+  const last = ring[ring.length - 1]
+  if (first[0] !== last[0] || first[1] !== last[1]) return `${statement} (the last position must equal the first)`
+  return null
+}
+
+function withBbox(shape: Omit<Shape, 'bbox'>): Shape {
+  let minLng = Infinity, minLat = Infinity, maxLng = -Infinity, maxLat = -Infinity
+  for (const [lng, lat] of shape.geometry.coordinates[0]) {
+    if (lng < minLng) minLng = lng
+    if (lng > maxLng) maxLng = lng
+    if (lat < minLat) minLat = lat
+    if (lat > maxLat) maxLat = lat
+  }
+  return {...shape, bbox: {minLng, minLat, maxLng, maxLat}}
+}

@@ -1,0 +1,177 @@
+import {z} from 'zod'
+// The coercing builders are plain zod (no HTTP): CSV rows and form bodies both arrive as strings.
+import {bool, datetime, metadata, num} from '../api/validate.js'
+import {circleShape, isochroneShape, isPosition, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
+import {isIpRule, splitList} from './ip.js'
+import {normaliseHours, type OperatingHours} from './operating-hours.js'
+
+export const GEOFENCE_TYPES = ['circle', 'polygon', 'isochrone'] as const
+export const ISOCHRONE_MODES = ['car', 'bike', 'foot'] as const
+export const METADATA_MAX_KEYS = 16
+export const CIRCLE_RADIUS = {min: 10, max: 10_000}
+export const ISOCHRONE_MINUTES = {min: 1, max: 60}
+
+/** A validated geofence, geometry computed: what create and update store. */
+export interface GeofenceInput {
+  description: string
+  type: (typeof GEOFENCE_TYPES)[number]
+  tag?: string
+  externalId?: string
+  shape: Shape
+  mode?: string
+  metadata?: Record<string, string | number | boolean>
+  userId?: string
+  /** Comma-separated, as the spec returns it. */
+  userIds?: string
+  ip?: string
+  enabled: boolean
+  disableAfter?: string
+  deleteAfter?: string
+  stopDetection?: boolean
+  tripApproachingThreshold?: number
+  dwellThreshold?: number
+  operatingHours?: OperatingHours
+}
+
+/** JSON given as a string (form bodies, CSV cells) is parsed; anything else passes through. */
+function jsonText(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^\s*[[{]/.test(value)) return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    return value
+  }
+}
+
+/** Numeric strings inside nested arrays (qs turns `coordinates[0]=7.4` into strings) become numbers. */
+function numbersDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(numbersDeep)
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value)
+  return value
+}
+
+const text = () => z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())
+const positive = () => num().pipe(z.number().positive())
+const stringList = () => z.union([z.string(), z.array(text())], {error: 'must be a comma-separated string or an array of strings'})
+
+const fields = z.object({
+  description: text().refine((s) => s.trim() !== '', {message: 'must be a non-empty string'}),
+  type: z.enum(GEOFENCE_TYPES),
+  tag: text().optional(),
+  externalId: text().optional(),
+  coordinates: z.preprocess((v) => numbersDeep(jsonText(v)), z.unknown()).optional(),
+  address: text().optional(),
+  placeId: text().optional(),
+  radius: num().optional(),
+  mode: z.enum(ISOCHRONE_MODES).optional(),
+  metadata: metadata(METADATA_MAX_KEYS).optional(),
+  userId: text().optional(),
+  userIds: stringList().optional(),
+  ip: stringList().optional(),
+  enabled: bool().default(true),
+  disableAfter: datetime().optional(),
+  deleteAfter: datetime().optional(),
+  stopDetection: bool().optional(),
+  tripApproachingThreshold: positive().optional(),
+  dwellThreshold: positive().optional(),
+  operatingHours: z.preprocess(jsonText, z.unknown()).optional(),
+})
+
+type Fields = z.output<typeof fields>
+
+/** `null` and `""` mean "not given" (form bodies and CSV cells send empty strings). */
+function dropEmpty(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== ''))
+}
+
+/**
+ * The body of a geofence upsert (PUT and POST, CSV rows). Unknown keys are ignored. Issues carry
+ * the offending field as their path, so the API can name it as `param`.
+ */
+export const geofenceInputSchema = z.preprocess(dropEmpty, fields).transform((f, ctx): GeofenceInput => {
+  const fail = (path: Array<string | number>, message: string) => {
+    ctx.addIssue({code: 'custom', path, message})
+    return z.NEVER
+  }
+  const shape = shapeOf(f, fail)
+  if (!shape) return z.NEVER
+
+  let operatingHours: OperatingHours | undefined
+  if (f.operatingHours !== undefined) {
+    const result = normaliseHours(f.operatingHours)
+    if ('problem' in result) return fail(['operatingHours', ...result.problem.path], result.problem.statement)
+    operatingHours = result.hours
+  }
+  const ips = f.ip === undefined ? undefined : splitList(f.ip)
+  if (ips && !ips.every(isIpRule)) {
+    return fail(['ip'], 'must be comma-separated IP addresses, last-octet wildcards (10.0.0.*) or CIDR ranges (10.0.0.0/8)')
+  }
+  const userIds = f.userIds === undefined ? undefined : splitList(f.userIds)
+
+  return {
+    description: f.description,
+    type: f.type,
+    tag: f.tag,
+    externalId: f.externalId,
+    shape,
+    mode: f.type === 'isochrone' ? f.mode : undefined,
+    metadata: f.metadata,
+    userId: f.userId,
+    userIds: userIds?.length ? userIds.join(',') : undefined,
+    ip: ips?.length ? ips.join(',') : undefined,
+    enabled: f.enabled,
+    disableAfter: f.disableAfter,
+    deleteAfter: f.deleteAfter,
+    stopDetection: f.stopDetection,
+    tripApproachingThreshold: f.tripApproachingThreshold,
+    dwellThreshold: f.dwellThreshold,
+    operatingHours,
+  }
+})
+
+type Fail = (path: Array<string | number>, message: string) => never
+
+/**
+ * The geometry from `coordinates`, `radius` and `mode`. `address` and `placeId` need the geocoder
+ * and the places index; until those exist they are refused by name rather than silently ignored.
+ */
+function shapeOf(f: Fields, fail: Fail): Shape | null {
+  if (f.placeId !== undefined) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
+
+  if (f.type === 'polygon') {
+    if (f.coordinates === undefined) return fail(['coordinates'], 'required for polygon geofences: a closed ring of [longitude,latitude] positions')
+    const ring = unwrapRing(f.coordinates)
+    const problem = ringProblem(ring)
+    if (problem) return fail(['coordinates'], problem)
+    return polygonShape(ring as Position[])
+  }
+
+  if (f.coordinates === undefined) {
+    if (f.address !== undefined) return fail(['address'], 'must be an address the geocoder can resolve (no geocoder is loaded; give coordinates instead)')
+    return fail(['coordinates'], 'required (or address or placeId): [longitude,latitude]')
+  }
+  if (!isPosition(f.coordinates)) {
+    return fail(['coordinates'], 'must be [longitude,latitude] with longitude -180 to 180 and latitude -90 to 90')
+  }
+  if (f.radius === undefined) return fail(['radius'], `required for ${f.type} geofences`)
+
+  if (f.type === 'circle') {
+    if (f.radius < CIRCLE_RADIUS.min || f.radius > CIRCLE_RADIUS.max) return fail(['radius'], `range ${CIRCLE_RADIUS.min} to ${CIRCLE_RADIUS.max} (meters)`)
+    return circleShape(f.coordinates, f.radius)
+  }
+
+  if (f.radius < ISOCHRONE_MINUTES.min || f.radius > ISOCHRONE_MINUTES.max) {
+    return fail(['radius'], `range ${ISOCHRONE_MINUTES.min} to ${ISOCHRONE_MINUTES.max} (minutes) for isochrone geofences`)
+  }
+  if (f.mode === undefined) return fail(['mode'], `required for isochrone geofences: one of ${ISOCHRONE_MODES.join(', ')}`)
+  const shape = isochroneShape(f.coordinates, f.mode, f.radius)
+  if (!shape) return fail(['coordinates'], `must be a point a road graph covers for isochrones (no road graph for ${f.mode} covers this point)`)
+  return shape
+}
+
+/** A ring, or GeoJSON polygon coordinates holding exactly one ring. */
+function unwrapRing(value: unknown): unknown {
+  if (Array.isArray(value) && value.length === 1 && Array.isArray(value[0]) && Array.isArray(value[0][0])) return value[0]
+  return value
+}
