@@ -3,9 +3,9 @@ import {createApi, type AppContext} from './router.js'
 import {createMetrics} from './metrics.js'
 import {corsFor} from './middleware/cors.js'
 import {errorHandler, notFound} from './middleware/errors.js'
-import {requestId} from './middleware/request-id.js'
-import {requestLog} from './middleware/request-log.js'
+import {observe} from './middleware/observe.js'
 import {routeGroups} from './routes/index.js'
+import {sendJson} from './send.js'
 
 export const VERSION = '0.1.0'
 
@@ -19,14 +19,14 @@ export function createApp(ctx: AppContext): Express {
   app.set('trust proxy', config.server.trustProxy)
 
   const metrics = createMetrics()
-  app.use(requestId, metrics.observe, requestLog(log))
+  app.use(observe(log, metrics))
   app.use('/v1', corsFor(config.cors.origins))
   const limit = config.server.bodyLimitBytes
   app.use(express.json({limit, type: ['application/json', 'application/*+json']}))
   app.use(express.urlencoded({limit, extended: true}))
 
   app.get('/health', (_req, res) => {
-    res.json({meta: {code: 200}, status: 'ok', version: VERSION})
+    sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION})
   })
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics())

@@ -4,6 +4,7 @@ import type {Logger} from '../log.js'
 import type {Store} from '../store/db.js'
 import {type AuthLevel, keyOf, requireKey} from './middleware/auth.js'
 import {limiterFor} from './middleware/rate-limit.js'
+import {sendJson} from './send.js'
 
 /** What route handlers may reach. Domains are called with what they need from here, never with `req`. */
 export interface AppContext {
@@ -45,8 +46,7 @@ export function createApi(ctx: AppContext, router: Router = Router()): {api: Api
       router[method](path, limiter(options.limit, key), requireKey(ctx.store, options.auth, key), async (req, res) => {
         const body = await handler(req, res)
         if (body !== undefined && !res.headersSent) {
-          const code = (body as {meta?: {code?: number}}).meta?.code ?? 200
-          res.status(code).json(body)
+          sendJson(res, (body as {meta?: {code?: number}}).meta?.code ?? 200, body)
         }
       })
     },

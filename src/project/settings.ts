@@ -42,6 +42,13 @@ export type Settings = {[K in SettingKey]: (typeof SETTINGS)[K]['default']}
 export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key)
 
 const cache = new WeakMap<Store, {version: number; byEnv: Map<boolean, Settings>}>()
+const versionStatements = new WeakMap<Store, {get(): unknown}>()
+
+function dataVersion(store: Store): number {
+  let statement = versionStatements.get(store)
+  if (!statement) versionStatements.set(store, (statement = store.sqlite.prepare('PRAGMA data_version').pluck()))
+  return statement.get() as number
+}
 
 /**
  * All settings of one environment, defaults filled in. Read on hot paths, so cached until the
@@ -49,7 +56,7 @@ const cache = new WeakMap<Store, {version: number; byEnv: Map<boolean, Settings>
  * this process's own writes clear the cache directly.
  */
 export function getSettings(store: Store, live: boolean): Settings {
-  const version = store.sqlite.pragma('data_version', {simple: true}) as number
+  const version = dataVersion(store)
   let entry = cache.get(store)
   if (!entry || entry.version !== version) {
     entry = {version, byEnv: new Map()}

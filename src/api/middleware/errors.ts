@@ -1,6 +1,7 @@
 import type {ErrorRequestHandler, RequestHandler} from 'express'
 import type {Logger} from '../../log.js'
 import {ApiError, errors} from '../errors.js'
+import {sendJson} from '../send.js'
 
 /** Unknown routes answer JSON 404 like every other error. */
 export const notFound: RequestHandler = (req, _res, next) => {
@@ -14,7 +15,7 @@ export function errorHandler(log: Logger, bodyLimitBytes: number): ErrorRequestH
     if (apiError.status >= 500) log.error({err: error, requestId: res.locals.requestId, method: req.method, path: req.path}, 'request failed')
     if (res.headersSent) return
     for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value)
-    res.status(apiError.status).json(apiError.toBody())
+    sendJson(res, apiError.status, apiError.toBody())
   }
 }
 

@@ -1,0 +1,59 @@
+// The small harness every benchmark shares: load generation, memory sampling, and printing figures beside targets.
+import {execFileSync, spawnSync} from 'node:child_process'
+import autocannon from 'autocannon'
+
+/** wrk (C, Debian package) when installed: it outruns any server here, so it measures the server, not itself; else autocannon. */
+export const generator = spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk'
+
+/** Runs autocannon against one request for `seconds`; returns req/s and latency percentiles (ms). */
+export async function load({url, method = 'GET', headers = {}, body, connections = 32, seconds = 5, requests}) {
+  if (generator === 'wrk' && method === 'GET' && !requests) return wrk({url, headers, connections, seconds})
+  const result = await autocannon({url, method, headers, body, connections, duration: seconds, pipelining: 1, requests})
+  if (result.errors || result.non2xx) {
+    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
+  }
+  return {rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total}
+}
+
+/** Samples RSS every 50 ms; `stop()` returns the peak in MB. */
+export function peakRss() {
+  let peak = process.memoryUsage.rss()
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }, 50)
+  return {
+    stop() {
+      clearInterval(timer)
+      return Math.round(Math.max(peak, process.memoryUsage.rss()) / 1024 / 1024)
+    },
+  }
+}
+
+export function percentile(sortedMs, p) {
+  if (sortedMs.length === 0) return NaN
+  return sortedMs[Math.min(sortedMs.length - 1, Math.floor((p / 100) * sortedMs.length))]
+}
+
+/** Prints a table of rows `{name, value, unit, target?, ok?}`. */
+export function report(title, rows) {
+  console.log(`\n${title}`)
+  for (const row of rows) {
+    const value = typeof row.value === 'number' ? row.value.toLocaleString('en-US', {maximumFractionDigits: 2}) : row.value
+    const verdict = row.ok === undefined ? '' : row.ok ? '  ✓' : '  ✗ below target'
+    console.log(`  ${row.name.padEnd(34)} ${String(value).padStart(12)} ${(row.unit ?? '').padEnd(6)} ${row.target ? `target ${row.target}` : ''}${verdict}`)
+  }
+}
+
+function wrk({url, headers, connections, seconds}) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency']
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`)
+  const out = execFileSync('wrk', [...args, url], {encoding: 'utf8'})
+  const ms = (label) => {
+    const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
+    if (!m) return NaN
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1)
+  }
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)
+  if (non2xx) throw new Error(`GET ${url}: ${non2xx[1]} non-2xx responses`)
+  return {rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), p50: ms('50'), p99: ms('99'), total: Number(/(\d+) requests in/.exec(out)[1])}
+}

@@ -1,0 +1,123 @@
+import {execFile, spawn} from 'node:child_process'
+import {existsSync, readFileSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers.js'
+
+const run = promisify(execFile)
+const BIN = path.resolve('bin/run.js')
+let dataDir: string
+
+/** `loc ...` as a real process on the temp data dir; resolves with exit code and output. */
+async function loc(...args: string[]): Promise<{code: number; stdout: string; stderr: string}> {
+  try {
+    const {stdout, stderr} = await run('node', [BIN, ...args], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
+    return {code: 0, stdout, stderr}
+  } catch (error) {
+    const e = error as {code: number; stdout: string; stderr: string}
+    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
+  }
+}
+
+beforeAll(() => {
+  dataDir = tempDir('loc-cli-')
+})
+afterAll(() => rmSync(dataDir, {recursive: true, force: true}))
+
+describe('loc CLI', () => {
+  it('lists every command in --help and documents each one', async () => {
+    const {stdout} = await loc('--help')
+    for (const command of ['init', 'serve', 'status', 'migrate', 'keys', 'settings']) expect(stdout).toContain(command)
+    const commands = ['serve', 'keys create', 'keys list', 'keys revoke', 'settings set', 'settings get', 'settings list', 'status', 'migrate', 'init']
+    const helps = await Promise.all(commands.map((command) => loc(...command.split(' '), '--help')))
+    helps.forEach((help, i) => {
+      expect(help.code, commands[i]).toBe(0)
+      expect(help.stdout, commands[i]).toMatch(/EXAMPLES/)
+    })
+  })
+
+  it('migrate creates the database, then finds it up to date', async () => {
+    const first = await loc('migrate')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain('applied: 001_initial')
+    const second = await loc('migrate')
+    expect(second.stdout).toContain('is up to date')
+  })
+
+  it('keys create prints a key that works on the API; revoke makes it fail; serve stops gracefully', async () => {
+    const created = await loc('keys', 'create', '--type', 'secret', '--env', 'test')
+    expect(created.code).toBe(0)
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^prj_test_sk_[0-9a-f]{40}$/)
+    expect(created.stderr).toContain('will not be shown again')
+
+    const list = await loc('keys', 'list')
+    expect(list.stdout).toContain(key.slice(0, 20))
+    expect(list.stdout).not.toContain(key)
+
+    const server = spawn('node', [BIN, 'serve', '--port', '0'], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
+    let out = ''
+    const url = await new Promise<string>((resolve, reject) => {
+      server.stdout.on('data', (chunk) => {
+        out += chunk
+        const match = /listening on (http:\/\/\S+)/.exec(out)
+        if (match) resolve(match[1])
+      })
+      server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+    })
+    try {
+      expect((await fetch(`${url}/v1/settings`, {headers: {authorization: key}})).status).toBe(200)
+      const revoked = await loc('keys', 'revoke', key.slice(0, 20))
+      expect(revoked.code).toBe(0)
+      expect((await fetch(`${url}/v1/settings`, {headers: {authorization: key}})).status).toBe(401)
+    } finally {
+      const exited = new Promise<number | null>((resolve) => server.once('exit', resolve))
+      server.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(out).toContain('loc stopped')
+    }
+    const unknown = await loc('keys', 'revoke', 'prj_live_pk_ffffffff')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('no key matches')
+  })
+
+  it('settings set validates, get and list read back', async () => {
+    const bad = await loc('settings', 'set', 'geofences.minConfidence', '7')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('geofences.minConfidence: must be at most 3')
+    const unknown = await loc('settings', 'set', 'no.such', '1')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('unknown setting')
+    expect((await loc('settings', 'get', 'geofences.minConfidence')).stdout.trim()).toBe('2')
+
+    expect((await loc('settings', 'set', 'geofences.minConfidence', '3', '--env', 'live')).code).toBe(0)
+    expect((await loc('settings', 'get', 'geofences.minConfidence', '--env', 'live')).stdout.trim()).toBe('3')
+    expect((await loc('settings', 'get', 'geofences.minConfidence', '--env', 'test')).stdout.trim()).toBe('2')
+    const list = await loc('settings', 'list', '--env', 'live')
+    expect(list.stdout).toMatch(/geofences\.minConfidence\s+3/)
+    expect(list.stdout).toMatch(/trips\.expireAfterHours\s+24/)
+  })
+
+  it('status shows the database, counts and key prefixes', async () => {
+    const {stdout, code} = await loc('status')
+    expect(code).toBe(0)
+    expect(stdout).toContain(path.join(dataDir, 'loc.db'))
+    expect(stdout).toMatch(/geofences\s+0\s+0/)
+    expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
+  })
+
+  it('init --yes writes the config file, creates the database and prints four keys', async () => {
+    const dir = tempDir('loc-init-')
+    const configFile = path.join(dir, 'local.json')
+    try {
+      const {stdout, code} = await loc('init', '--yes', '--config', configFile, '--data-dir', path.join(dir, 'store'), '--port', '9123')
+      expect(code).toBe(0)
+      expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({port: 9123})
+      expect(existsSync(path.join(dir, 'store', 'loc.db'))).toBe(true)
+      for (const prefix of ['prj_test_pk_', 'prj_test_sk_', 'prj_live_pk_', 'prj_live_sk_']) expect(stdout).toMatch(new RegExp(`${prefix}[0-9a-f]{40}`))
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
