@@ -1,0 +1,44 @@
+import type {Selectable} from 'kysely'
+import type {TripLocationTable, TripTable} from '../store/schema.js'
+import type {UserRow} from '../users/json.js'
+import {userRefJson} from '../users/json.js'
+
+export type TripRow = Selectable<TripTable>
+export type TripLocationRow = Selectable<TripLocationTable>
+
+const point = (lng: number, lat: number) => ({type: 'Point', coordinates: [lng, lat]})
+
+/**
+ * The spec's Trip resource. Timestamps that have not happened yet (`arrivedAt`, ...) and an
+ * unknown `eta` are left out; `userId` is null for a trip without a user. `locations` appears
+ * only when given (get, create, update; lists with `includeLocations`).
+ */
+export function tripJson(row: TripRow, user?: Pick<UserRow, 'id' | 'user_id' | 'device_id'>, locations?: TripLocationRow[]): Record<string, unknown> {
+  const optional: Record<string, unknown> = {
+    destinationGeofenceTag: row.destination_geofence_tag,
+    destinationGeofenceExternalId: row.destination_geofence_external_id,
+    destinationLocation: row.destination_lng === null || row.destination_lat === null ? null : point(row.destination_lng, row.destination_lat),
+    eta: row.eta_duration === null ? null : {duration: row.eta_duration, distance: row.eta_distance},
+    approachingThreshold: row.approaching_threshold,
+    scheduledArrivalAt: row.scheduled_arrival_at,
+    orderFiredAt: row.order_fired_at,
+    arrivedAt: row.arrived_at,
+    completedAt: row.completed_at,
+    endedAt: row.ended_at,
+    user: user ? userRefJson(user) : null,
+  }
+  return {
+    _id: row.id,
+    live: row.live === 1,
+    externalId: row.external_id,
+    metadata: row.metadata ? JSON.parse(row.metadata) : {},
+    mode: row.mode,
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== null)),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    status: row.status,
+    userId: row.user_id,
+    delay: {delayed: row.delayed === 1, scheduledArrivalTimeDelay: row.scheduled_arrival_time_delay ?? 0},
+    ...(locations ? {locations: locations.map((l) => ({...point(l.lng, l.lat), updatedAt: l.updated_at}))} : {}),
+  }
+}

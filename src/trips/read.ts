@@ -1,0 +1,67 @@
+import {sql} from 'kysely'
+import type {Store} from '../store/db.js'
+import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import type {UserRow} from '../users/json.js'
+import {type TripLocationRow, type TripRow, tripJson} from './json.js'
+import type {TripStatus} from './status.js'
+
+const env = (live: boolean) => (live ? 1 : 0)
+
+/**
+ * The trip a reference names: its `_id`, else its `externalId`. An `externalId` may be shared by
+ * an ended trip and a newer one; the newest wins.
+ */
+export async function findTrip(store: Store, live: boolean, ref: string): Promise<TripRow | undefined> {
+  return store.db.selectFrom('trips').selectAll()
+    .where('live', '=', env(live))
+    .where((eb) => eb.or([eb('id', '=', ref), eb('external_id', '=', ref)]))
+    .orderBy(sql`id = ${ref}`, 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+export interface TripFilters {
+  status?: TripStatus[]
+  destinationGeofenceTag?: string
+  destinationGeofenceExternalId?: string
+  externalId?: string[]
+  /** The user's `userId` (or `_id`). */
+  userId?: string
+  delayed?: boolean
+  sortBy: 'createdAt' | 'updatedAt'
+}
+
+export async function listTrips(store: Store, live: boolean, filters: TripFilters, page: PageQuery): Promise<Page<TripRow>> {
+  let q = store.db.selectFrom('trips').selectAll().where('live', '=', env(live))
+  if (filters.status?.length) q = q.where('status', 'in', filters.status)
+  if (filters.destinationGeofenceTag !== undefined) q = q.where('destination_geofence_tag', '=', filters.destinationGeofenceTag)
+  if (filters.destinationGeofenceExternalId !== undefined) q = q.where('destination_geofence_external_id', '=', filters.destinationGeofenceExternalId)
+  if (filters.externalId?.length) q = q.where('external_id', 'in', filters.externalId)
+  const userId = filters.userId
+  if (userId !== undefined) q = q.where((eb) => eb.or([eb('user_id', '=', userId), eb('user_ref', '=', userId)]))
+  if (filters.delayed !== undefined) q = q.where('delayed', '=', filters.delayed ? 1 : 0)
+  return fetchPage(q, page, filters.sortBy === 'createdAt' ? 'created_at' : 'updated_at')
+}
+
+/** Travelled points of each trip, oldest first. */
+export async function tripLocations(store: Store, tripIds: string[]): Promise<Map<string, TripLocationRow[]>> {
+  const byTrip = new Map<string, TripLocationRow[]>(tripIds.map((id) => [id, []]))
+  if (!tripIds.length) return byTrip
+  const rows = await store.db.selectFrom('trip_locations').selectAll()
+    .where('trip_id', 'in', tripIds).orderBy('updated_at').orderBy('id').execute()
+  for (const row of rows) byTrip.get(row.trip_id)!.push(row)
+  return byTrip
+}
+
+/** Trips as the API returns them: with their user's `{_id, userId, deviceId}` and, if asked, their locations. */
+export async function tripsJson(store: Store, rows: TripRow[], options: {locations: boolean}): Promise<Record<string, unknown>[]> {
+  const refs = [...new Set(rows.map((r) => r.user_ref).filter((r): r is string => r !== null))]
+  const users = new Map<string, Pick<UserRow, 'id' | 'user_id' | 'device_id'>>()
+  if (refs.length) {
+    for (const u of await store.db.selectFrom('users').select(['id', 'user_id', 'device_id']).where('id', 'in', refs).execute()) users.set(u.id, u)
+  }
+  const locations = options.locations ? await tripLocations(store, rows.map((r) => r.id)) : undefined
+  return rows.map((row) => tripJson(row, row.user_ref ? users.get(row.user_ref) : undefined, locations?.get(row.id)))
+}

@@ -1,0 +1,167 @@
+import type {Kysely, Updateable} from 'kysely'
+import {writeEvents} from '../events/store.js'
+import {getSettings} from '../project/settings.js'
+import type {Store} from '../store/db.js'
+import {newId, nowIso} from '../store/ids.js'
+import type {Database, TripTable} from '../store/schema.js'
+import {userJson} from '../users/json.js'
+import {findUserByIds} from '../users/store.js'
+import {destinationOf} from './destination.js'
+import {type TripRow, tripJson} from './json.js'
+import {findTrip} from './read.js'
+import {ACTIVE_STATUSES, ENDED_STATUSES, OPEN_STATUSES, STATUS_EVENTS, type TripStatus, type UpdateStatus} from './status.js'
+
+export type TripMode = 'foot' | 'bike' | 'car'
+export type TripMetadata = Record<string, string | number | boolean>
+
+/** What create and update may set; `undefined` leaves a field alone, `null` clears it. */
+export interface TripFields {
+  mode?: TripMode
+  destinationGeofenceTag?: string | null
+  destinationGeofenceExternalId?: string | null
+  approachingThreshold?: number | null
+  scheduledArrivalAt?: string | null
+  metadata?: TripMetadata | null
+}
+
+export interface NewTrip extends TripFields {
+  externalId: string
+  userId?: string | null
+}
+
+export interface TripUpdate extends TripFields {
+  status?: UpdateStatus
+}
+
+/** Why a write was refused, naming the input field at fault. */
+export interface Refusal {
+  refused: 'conflict' | 'invalid'
+  param: string
+  statement: string
+}
+
+const env = (live: boolean) => (live ? 1 : 0)
+
+/** Checks the destination pair and finds its geofence's center; a refusal when either half is missing or no geofence matches. */
+async function destination(db: Kysely<Database>, live: boolean, tag: string | null, externalId: string | null): Promise<Refusal | {lng: number | null; lat: number | null}> {
+  if (tag === null && externalId === null) return {lng: null, lat: null}
+  if (tag === null) return {refused: 'invalid', param: 'destinationGeofenceTag', statement: 'required with destinationGeofenceExternalId'}
+  if (externalId === null) return {refused: 'invalid', param: 'destinationGeofenceExternalId', statement: 'required with destinationGeofenceTag'}
+  const center = await destinationOf(db, live, tag, externalId)
+  if (!center) return {refused: 'invalid', param: 'destinationGeofenceExternalId', statement: `must name an existing geofence with tag "${tag}"`}
+  return {lng: center[0], lat: center[1]}
+}
+
+/**
+ * Creates a `pending` trip. Its `externalId` must not belong to an open trip (pending, started,
+ * approaching, arrived) of the environment; ended trips may share it.
+ */
+export async function createTrip(store: Store, live: boolean, input: NewTrip): Promise<TripRow | Refusal> {
+  const user = input.userId ? await findUserByIds(store, live, {userId: input.userId}) : undefined
+  return store.db.transaction().execute(async (trx) => {
+    const open = await trx.selectFrom('trips').select('id')
+      .where('live', '=', env(live)).where('external_id', '=', input.externalId).where('status', 'in', OPEN_STATUSES)
+      .executeTakeFirst()
+    if (open) return {refused: 'conflict', param: 'externalId', statement: 'must not belong to a pending, started, approaching or arrived trip'} as Refusal
+    const dest = await destination(trx, live, input.destinationGeofenceTag ?? null, input.destinationGeofenceExternalId ?? null)
+    if ('refused' in dest) return dest
+    const now = nowIso()
+    const row: TripRow = {
+      id: newId(),
+      live: env(live),
+      external_id: input.externalId,
+      user_ref: user?.id ?? null,
+      user_id: input.userId ?? null,
+      mode: input.mode ?? 'car',
+      destination_geofence_tag: input.destinationGeofenceTag ?? null,
+      destination_geofence_external_id: input.destinationGeofenceExternalId ?? null,
+      destination_lng: dest.lng,
+      destination_lat: dest.lat,
+      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      approaching_threshold: input.approachingThreshold ?? null,
+      scheduled_arrival_at: input.scheduledArrivalAt ?? null,
+      order_fired_at: null,
+      arrived_at: null,
+      completed_at: null,
+      ended_at: null,
+      status: 'pending',
+      eta_duration: null,
+      eta_distance: null,
+      delayed: 0,
+      scheduled_arrival_time_delay: null,
+      created_at: now,
+      updated_at: now,
+    }
+    await trx.insertInto('trips').values(row).execute()
+    return row
+  })
+}
+
+/**
+ * Updates the trip a reference names. Without `status` the status stays (compat). A move into a
+ * status stamps it (`arrivedAt`; `completedAt` and `endedAt` for completed and canceled), gives
+ * the status's event when the trip has a user, and a move into `started` cancels the user's other
+ * active trip. Undefined when there is no such trip.
+ */
+export async function updateTrip(store: Store, live: boolean, ref: string, input: TripUpdate): Promise<TripRow | Refusal | undefined> {
+  const trip = await findTrip(store, live, ref)
+  if (!trip) return undefined
+  return store.db.transaction().execute(async (trx) => {
+    const set: Updateable<TripTable> = {updated_at: nowIso()}
+    if (input.mode !== undefined) set.mode = input.mode
+    if (input.approachingThreshold !== undefined) set.approaching_threshold = input.approachingThreshold
+    if (input.scheduledArrivalAt !== undefined) set.scheduled_arrival_at = input.scheduledArrivalAt
+    if (input.metadata !== undefined) set.metadata = input.metadata ? JSON.stringify(input.metadata) : null
+    if (input.destinationGeofenceTag !== undefined || input.destinationGeofenceExternalId !== undefined) {
+      const tag = input.destinationGeofenceTag === undefined ? trip.destination_geofence_tag : input.destinationGeofenceTag
+      const externalId = input.destinationGeofenceExternalId === undefined ? trip.destination_geofence_external_id : input.destinationGeofenceExternalId
+      const dest = await destination(trx, live, tag, externalId)
+      if ('refused' in dest) return dest
+      Object.assign(set, {destination_geofence_tag: tag, destination_geofence_external_id: externalId, destination_lng: dest.lng, destination_lat: dest.lat})
+    }
+    const moved = input.status !== undefined && input.status !== trip.status ? input.status : undefined
+    if (moved) Object.assign(set, statusStamps(trip, moved, set.updated_at!))
+    const updated = await trx.updateTable('trips').set(set).where('id', '=', trip.id).returningAll().executeTakeFirstOrThrow()
+    if (moved) await afterMove(store, trx, live, updated)
+    return updated
+  })
+}
+
+function statusStamps(trip: TripRow, status: TripStatus, now: string): Updateable<TripTable> {
+  if (ENDED_STATUSES.includes(status)) return {status, completed_at: now, ended_at: now}
+  return {status, completed_at: null, ended_at: null, ...(status === 'arrived' && !trip.arrived_at ? {arrived_at: now} : {})}
+}
+
+/** The events of a status move, and the one-active-trip-per-user rule. */
+async function afterMove(store: Store, trx: Kysely<Database>, live: boolean, trip: TripRow): Promise<void> {
+  if (!trip.user_ref) return
+  const user = await trx.selectFrom('users').selectAll().where('id', '=', trip.user_ref).executeTakeFirst()
+  if (!user) return
+  const moves: TripRow[] = [trip]
+  if (trip.status === 'started') {
+    const now = nowIso()
+    moves.push(...await trx.updateTable('trips')
+      .set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
+      .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES)
+      .returningAll().execute())
+  }
+  const body = userJson(user)
+  const events = moves.flatMap((t) => {
+    const type = STATUS_EVENTS[t.status as TripStatus]
+    return type ? [{type, userRef: user.id, userId: user.user_id, body: {user: body, trip: tripJson(t, user)}}] : []
+  })
+  await writeEvents(trx, live, events, getSettings(store, live)['events.types'])
+}
+
+/** Deletes the trip a reference names, with its locations; false when there is none. */
+export async function deleteTrip(store: Store, live: boolean, ref: string): Promise<boolean> {
+  const trip = await findTrip(store, live, ref)
+  if (!trip) return false
+  await store.db.deleteFrom('trips').where('id', '=', trip.id).execute()
+  return true
+}
+
+/** Appends a travelled point (track calls this for the user's active trip). */
+export async function addTripLocation(db: Kysely<Database>, tripId: string, lng: number, lat: number, updatedAt: string): Promise<void> {
+  await db.insertInto('trip_locations').values({trip_id: tripId, lng, lat, updated_at: updatedAt}).execute()
+}
