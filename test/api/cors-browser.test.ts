@@ -6,8 +6,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const CHROMIUM = process.env.LOC_CHROMIUM ?? '/usr/bin/chromium'
-// CI installs Debian's chromium (.ci/run); on a machine without it this suite says so and skips.
+// CI installs Debian's chromium and sets LOC_REQUIRE_CHROMIUM (.ci/run); elsewhere the suite skips without it.
 const haveChromium = existsSync(CHROMIUM)
+if (!haveChromium && process.env.LOC_REQUIRE_CHROMIUM) throw new Error(`LOC_REQUIRE_CHROMIUM is set but ${CHROMIUM} is missing`)
 
 let loc: TestServer
 let page: Server
