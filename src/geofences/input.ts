@@ -50,13 +50,14 @@ function numbersDeep(value: unknown): unknown {
   return value
 }
 
+const required = (issue: {input?: unknown}) => (issue.input === undefined ? 'required' : undefined)
 const text = () => z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())
 const positive = () => num().pipe(z.number().positive())
 const stringList = () => z.union([z.string(), z.array(text())], {error: 'must be a comma-separated string or an array of strings'})
 
 const fields = z.object({
   description: text().refine((s) => s.trim() !== '', {message: 'must be a non-empty string'}),
-  type: z.enum(GEOFENCE_TYPES),
+  type: z.enum(GEOFENCE_TYPES, {error: required}),
   tag: text().optional(),
   externalId: text().optional(),
   coordinates: z.preprocess((v) => numbersDeep(jsonText(v)), z.unknown()).optional(),
