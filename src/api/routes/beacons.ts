@@ -59,7 +59,7 @@ function withTypeIds<T extends z.ZodObject>(schema: T) {
 
 const createBody = withTypeIds(z.object(fields))
 const putByIdBody = withTypeIds(z.object({...fields, tag: fields.tag.nullish(), externalId: fields.externalId.nullish()}))
-const putByTagBody = withTypeIds(z.object({...fields, tag: z.unknown(), externalId: z.unknown()}))
+const putByTagBody = withTypeIds(z.object(fields).omit({tag: true, externalId: true}))
 
 const listQuery = pageSchema(1000, 100).pick({limit: true, createdBefore: true, createdAfter: true}).extend({
   tag: z.string().optional(),
