@@ -22,8 +22,10 @@ export function createApp(ctx: AppContext): Express {
   app.use(observe(log, metrics))
   app.use('/v1', corsFor(config.cors.origins))
   const limit = config.server.bodyLimitBytes
-  app.use(express.json({limit, type: ['application/json', 'application/*+json']}))
-  app.use(express.urlencoded({limit, extended: true}))
+  const json = express.json({limit, type: ['application/json', 'application/*+json']})
+  const form = express.urlencoded({limit, extended: true})
+  // GETs carry no body (clients may still send Content-Type: application/json): skip the parsers
+  app.use((req, res, next) => (req.method === 'GET' ? next() : json(req, res, (error?: unknown) => (error ? next(error) : form(req, res, next)))))
 
   app.get('/health', (_req, res) => {
     sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION})
