@@ -13,12 +13,17 @@ export async function expireTrips(store: Store, now: Date): Promise<number> {
   for (const live of [false, true]) {
     const hours = getSettings(store, live)['trips.expireAfterHours']
     const cutoff = new Date(now.getTime() - hours * 3_600_000).toISOString()
-    const stamp = nowIso()
-    const result = await store.db.updateTable('trips')
-      .set({status: 'expired', ended_at: stamp, updated_at: stamp})
-      .where('live', '=', live ? 1 : 0).where('status', 'in', EXPIRABLE_STATUSES).where('updated_at', '<', cutoff)
-      .executeTakeFirst()
-    expired += Number(result.numUpdatedRows)
+    await store.db.transaction().execute(async (trx) => {
+      const due = await trx.selectFrom('trips').select('id')
+        .where('live', '=', live ? 1 : 0).where('status', 'in', EXPIRABLE_STATUSES).where('updated_at', '<', cutoff)
+        .execute()
+      // One stamp per row: list cursors (`updatedBefore`) rely on updatedAt never repeating.
+      for (const {id} of due) {
+        const stamp = nowIso()
+        await trx.updateTable('trips').set({status: 'expired', ended_at: stamp, updated_at: stamp}).where('id', '=', id).execute()
+      }
+      expired += due.length
+    })
   }
   return expired
 }

@@ -139,11 +139,13 @@ async function afterMove(store: Store, trx: Kysely<Database>, live: boolean, tri
   if (!user) return
   const moves: TripRow[] = [trip]
   if (trip.status === 'started') {
-    const now = nowIso()
-    moves.push(...await trx.updateTable('trips')
-      .set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
-      .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES)
-      .returningAll().execute())
+    const others = await trx.selectFrom('trips').select('id')
+      .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES).execute()
+    for (const {id} of others) {
+      const now = nowIso()
+      moves.push(await trx.updateTable('trips').set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
+        .where('id', '=', id).returningAll().executeTakeFirstOrThrow())
+    }
   }
   const body = userJson(user)
   const events = moves.flatMap((t) => {
