@@ -1,6 +1,7 @@
 import {type Request, type Response, Router} from 'express'
 import type {Config, RateLimitGroup} from '../config/index.js'
 import type {Logger} from '../log.js'
+import type {MapData} from '../osm/index.js'
 import type {Store} from '../store/db.js'
 import {type AuthLevel, keyOf, requireKey} from './middleware/auth.js'
 import {limiterFor} from './middleware/rate-limit.js'
@@ -11,6 +12,8 @@ export interface AppContext {
   config: Config
   store: Store
   log: Logger
+  /** The imported map regions (read-only; follows new imports without a restart). */
+  map?: MapData
 }
 
 export interface RouteOptions {

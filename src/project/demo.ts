@@ -1,11 +1,14 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {PACKAGE_ROOT} from '../config/index.js'
+import {importOsm, readManifest, type ImportResult} from '../osm/index.js'
 import type {Store} from '../store/db.js'
 import {createKey, type KeyEnv, type KeyType} from './keys.js'
 
 export type DemoKeys = Record<`${KeyEnv}_${KeyType}`, string>
 
 export const DEMO_KEYS_FILE = 'demo-keys.json'
+export const BUNDLED_EXTRACT = path.join(PACKAGE_ROOT, 'data', 'monaco.osm.pbf')
 
 /**
  * The quick start prints working keys on every start, yet keys are stored hashed: so the demo
@@ -21,4 +24,10 @@ export async function ensureDemoKeys(store: Store, dataDir: string): Promise<Dem
   }
   writeFileSync(file, JSON.stringify(keys, null, 2) + '\n', {mode: 0o600})
   return keys
+}
+
+/** Imports the bundled Monaco extract when no map region exists yet; undefined when there was one. */
+export async function ensureDemoMap(dataDir: string): Promise<ImportResult | undefined> {
+  if (Object.keys(readManifest(dataDir).regions).length > 0) return undefined
+  return importOsm(BUNDLED_EXTRACT, {dataDir, region: 'monaco', add: true})
 }

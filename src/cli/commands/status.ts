@@ -1,3 +1,5 @@
+import path from 'node:path'
+import {readManifest} from '../../osm/index.js'
 import {listKeys} from '../../project/keys.js'
 import {storeSizeBytes} from '../../store/db.js'
 import {BaseCommand} from '../base.js'
@@ -18,7 +20,9 @@ export default class Status extends BaseCommand<typeof Status> {
       const count = (live: number) => String(rows.find((r) => r.live === live)?.n ?? 0)
       this.log(`${table.padEnd(10)} ${count(0).padStart(8)}  ${count(1).padStart(8)}`)
     }
-    this.log('extracts  none imported (loc import osm FILE.osm.pbf)')
+    const regions = Object.entries(readManifest(config.dataDir).regions)
+    this.log(`extracts  ${regions.length ? '' : 'none imported (loc import osm FILE.osm.pbf)'}`)
+    for (const [name, r] of regions) this.log(`  ${name.padEnd(16)} ${path.basename(r.source)}  imported ${r.importedAt}  ${r.counts.places ?? 0} places  ${r.counts.addresses ?? 0} addresses  ${r.counts.edges ?? 0} road edges`)
     const keys = await listKeys(store)
     this.log(`keys      ${keys.length ? '' : 'none'}`)
     for (const k of keys) this.log(`  ${k.prefix}  ${k.type} ${k.env}${k.revokedAt ? ' (revoked)' : ''}`)
