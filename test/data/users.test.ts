@@ -93,11 +93,25 @@ describe('GET /v1/users/:id', () => {
         location: {type: 'Point', coordinates: [7.4, 43.7]}, locationAccuracy: 5, foreground: true, stopped: false, deviceType: 'iOS',
         createdAt: u.created_at, updatedAt: u.updated_at,
         geofences: [{_id: 'g1', tag: 'store', externalId: '1', description: 'Store', metadata: {}}],
-        trip: {externalId: 'o1', status: 'started'},
       },
     })
     expect(r.body.user._id).toMatch(/^[0-9a-zA-Z]{24}$/)
     await s.store.db.deleteFrom('users').where('id', '=', u.id).execute()
+  })
+
+  it('carries its trip while the trip is started, approaching or arrived', async () => {
+    const created = await s.call('POST', '/v1/trips', {key: s.keys.testPk, body: {externalId: 'user-trip', userId: 'u2', metadata: {a: 1}}})
+    expect(created.status).toBe(200)
+    expect((await s.call('GET', '/v1/users/u2', {key: s.keys.testSk})).body.user.trip).toBeUndefined()
+    for (const status of ['started', 'approaching', 'arrived']) {
+      await s.call('PATCH', '/v1/trips/user-trip/update', {key: s.keys.testPk, body: {status}})
+      const r = await s.call('GET', '/v1/users/u2', {key: s.keys.testSk})
+      expect(r.body.user.trip).toMatchObject({_id: created.body.trip._id, externalId: 'user-trip', status, metadata: {a: 1}})
+    }
+    const listed = await s.call('GET', '/v1/users', {key: s.keys.testSk})
+    expect(listed.body.users.find((u: any) => u.userId === 'u2').trip.status).toBe('arrived')
+    await s.call('PATCH', '/v1/trips/user-trip/update', {key: s.keys.testPk, body: {status: 'completed'}})
+    expect((await s.call('GET', '/v1/users/u2', {key: s.keys.testSk})).body.user.trip).toBeUndefined()
   })
 
   it('answers 404 for unknown users and users of the other environment', async () => {

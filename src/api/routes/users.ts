@@ -1,7 +1,7 @@
 import {z} from 'zod'
-import {userJson} from '../../users/json.js'
 import {refreshUsers} from '../../users/refresh.js'
 import {deleteUser, findUser, listUsers} from '../../users/store.js'
+import {usersJson} from '../../users/view.js'
 import {errors} from '../errors.js'
 import {pageBody, pageSchema} from '../paging.js'
 import type {Api} from '../router.js'
@@ -21,7 +21,7 @@ export function usersRoutes(api: Api): void {
 
   api.route('get', '/users', opts, async (req, res) => {
     const page = await listUsers(store, res.locals.auth.live, parse(listQuery, req.query))
-    return pageBody('users', page.rows.map(userJson), page.hasMore)
+    return pageBody('users', await usersJson(store, page.rows), page.hasMore)
   })
 
   api.route('post', '/users/refresh', opts, async (req, res) => {
@@ -34,7 +34,8 @@ export function usersRoutes(api: Api): void {
   api.route('get', '/users/:id', opts, async (req, res) => {
     const user = await findUser(store, res.locals.auth.live, String(req.params.id))
     if (!user) throw errors.notFound('user')
-    return {meta: {code: 200}, user: userJson(user)}
+    const [json] = await usersJson(store, [user])
+    return {meta: {code: 200}, user: json}
   })
 
   api.route('delete', '/users/:id', opts, async (req, res) => {

@@ -1,0 +1,28 @@
+import type {Store} from '../store/db.js'
+import {tripJson} from '../trips/json.js'
+import {ACTIVE_STATUSES} from '../trips/status.js'
+import {type UserRow, userJson} from './json.js'
+
+/**
+ * Users as the API returns them, each with its `trip` read from the trips table while that trip is
+ * started, approaching or arrived (spec), so status changes made through the trips API show at once.
+ */
+export async function usersJson(store: Store, rows: UserRow[]): Promise<Record<string, unknown>[]> {
+  const trips = new Map<string, Record<string, unknown>>()
+  if (rows.length) {
+    const active = await store.db.selectFrom('trips').selectAll()
+      .where('user_ref', 'in', rows.map((r) => r.id)).where('status', 'in', ACTIVE_STATUSES)
+      .orderBy('updated_at', 'asc').execute()
+    for (const trip of active) {
+      const {user: _user, userId: _userId, ...json} = tripJson(trip)
+      trips.set(trip.user_ref!, json)
+    }
+  }
+  return rows.map((row) => {
+    const json = userJson(row)
+    const trip = trips.get(row.id)
+    if (trip) json.trip = trip
+    else delete json.trip
+    return json
+  })
+}
