@@ -45,6 +45,19 @@ describe('GET /v1/geofences filters', () => {
     expect(ids(await list(''))[0]).toBe(made['shops/a']._id)
   })
 
+  it('lists each geofence exactly as GET returns it, even with tricky strings', async () => {
+    const tricky = circle({description: 'say "geometry":"\u0000geometry"', metadata: {geometry: '\u0000geometry', '"geometry"': 1}})
+    await s.call('PUT', '/v1/geofences/tricky/one', {key: sk, body: tricky})
+    for (const g of (await list('')).geofences) {
+      expect((await s.call('GET', `/v1/geofences/${g._id}`, {key: sk})).body.geofence).toEqual(g)
+    }
+    const [g] = (await list('?tag=tricky')).geofences
+    expect(g.geometry.type).toBe('Polygon')
+    expect(g.metadata).toEqual({geometry: '\u0000geometry', '"geometry"': 1})
+    expect(g.description).toBe('say "geometry":"\u0000geometry"')
+    await s.call('DELETE', '/v1/geofences/tricky/one', {key: sk})
+  })
+
   it('filters by tag and externalId', async () => {
     expect(ids(await list('?tag=shops')).sort()).toEqual([made['shops/a']._id, made['shops/b']._id, made['shops/c']._id].sort())
     expect(ids(await list('?externalId=a')).sort()).toEqual([made['shops/a']._id, made['depots/a']._id].sort())

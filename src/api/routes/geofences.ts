@@ -1,7 +1,7 @@
 import type {Request} from 'express'
 import {z} from 'zod'
 import {geofenceInputSchema, type GeofenceInput} from '../../geofences/input.js'
-import {geofenceJson} from '../../geofences/json.js'
+import {geofenceJson, geofenceJsonText} from '../../geofences/json.js'
 import {
   createGeofence, deleteGeofence, DuplicateGeofenceError, getGeofence, listGeofences,
   type GeofenceRef, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
@@ -39,7 +39,8 @@ export function geofencesRoutes(api: Api): void {
     const {tag, externalId, ...page} = parse(listQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
     const {rows, hasMore} = await listGeofences(db, res.locals.auth.live, page, filters)
-    return pageBody('geofences', rows.map(geofenceJson), hasMore)
+    // pageBody's shape, written as text so stored geometries are not parsed and re-serialised
+    res.type('application/json').send(`{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
   })
 
   api.route('post', '/geofences', S, async (req, res) => {
