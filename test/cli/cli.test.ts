@@ -107,6 +107,33 @@ describe('loc CLI', () => {
     expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
   })
 
+  it('serve --demo (the quick start) imports the bundled extract, prints four working keys, and status lists the region', async () => {
+    const dir = tempDir('loc-demo-')
+    const server = spawn('node', [BIN, 'serve', '--demo', '--port', '0'], {env: {...process.env, LOC_DATA_DIR: dir, LOC_LOG_LEVEL: 'silent'}})
+    let out = ''
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        server.stdout.on('data', (chunk) => {
+          out += chunk
+          const match = /listening on (http:\/\/\S+)/.exec(out)
+          if (match) resolve(match[1])
+        })
+        server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+      })
+      expect(out).toMatch(/Imported the bundled extract .*monaco\.osm\.pbf as region "monaco"/)
+      const keys = [...out.matchAll(/prj_(test|live)_(pk|sk)_[0-9a-f]{40}/g)].map((m) => m[0])
+      expect(keys).toHaveLength(4)
+      for (const key of keys) expect((await fetch(`${url}/v1/config`, {headers: {authorization: key}})).status).toBe(200)
+      const status = await run('node', [BIN, 'status'], {env: {...process.env, LOC_DATA_DIR: dir}})
+      expect(status.stdout).toMatch(/monaco\s+monaco\.osm\.pbf\s+imported/)
+    } finally {
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      server.kill('SIGTERM')
+      await exited
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
   it('init --yes writes the config file, creates the database and prints four keys', async () => {
     const dir = tempDir('loc-init-')
     const configFile = path.join(dir, 'local.json')
