@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3'
-import {type Coords, bbox, haversine, interiorPoint, joinRings, lineLength, nestRings, pointInRing, round7, simplify, toPositions, vertexMean} from './geom.js'
+import {type Coords, bbox, haversine, interiorPoint, joinRings, lineLength, nestRings, pointInRing, round7, simplify, toPositions} from './geom.js'
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
 import {NodeTable, WayTable} from './tables.js'
-import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, POI_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
+import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
 
 /** What the file holds, counted the way the shared README's osmium figures are. */
 export interface SourceCounts {
@@ -52,25 +52,27 @@ const BANDS = [
 
 const ROAD_RANK: Record<string, number> = {motorway: 9, trunk: 8, primary: 7, secondary: 6, tertiary: 5, minor: 4, service: 3, track: 2, path: 1, ferry: 0}
 
-/** Way tag keys the build reads; other keys are dropped on arrival to keep memory flat. */
-const WAY_KEYS = new Set<string>([
-  'name', 'ref', 'highway', 'route', 'junction', 'oneway', 'oneway:bicycle', 'cycleway', 'maxspeed', 'access', 'vehicle', 'motor_vehicle',
-  'motorcar', 'hgv', 'bicycle', 'foot', 'toll', 'bridge', 'tunnel', 'area', 'building', 'natural', 'waterway', 'water', 'landuse',
-  'boundary', 'place', 'brand', 'brand:wikidata', 'type', ...POI_KEYS, ...PLACE_TAG_KEYS,
-])
+interface Road {w: number; id: number; a: RoadAttrs; name: string | null; ref: string | null}
 
 /**
- * Receives the objects of one PBF file (an OsmVisitor), then `finish()` extracts the map model into
- * a new SQLite file. Tagged nodes are written as they arrive; ways and relations need node
- * coordinates and each other, so they are kept (compactly) until the end of the file.
+ * Builds one region file from two passes over a PBF, so that files in any order work and memory
+ * stays flat: pass 1 (`nodes`) keeps every node coordinate, writes tagged nodes and keeps the few
+ * relations the model uses; pass 2 (`ways`) writes each way's features as it arrives and keeps node
+ * lists only for the ways needed later (roads, streets, relation members). `finish()` then assembles
+ * areas, splits the road graph, merges streets and indexes.
  */
-export class MapBuilder implements OsmVisitor {
+export class MapBuilder {
   readonly source: SourceCounts = {nodes: 0, ways: 0, relations: 0, addr: {n: 0, w: 0, r: 0}, poi: {n: 0, w: 0, r: 0}, brand: 0, highwayWays: 0, namedHighwayWays: 0, restrictions: 0, adminWays: 0, adminRelations: 0}
   readonly built: BuiltCounts = {addresses: 0, interpolations: 0, streets: 0, places: 0, adminAreas: 0, postalCodes: 0, graphNodes: 0, edges: 0, turnRestrictions: 0, layerFeatures: 0}
   readonly warnings: string[] = []
   private nodes = new NodeTable()
   private ways = new WayTable()
   private relations: Rel[] = []
+  /** Ids of ways that kept relations reference. */
+  private memberWays = new Set<number>()
+  private roads: Road[] = []
+  private streetWays = new Map<string, {ways: number[]; cls: string[]}>()
+  private idxBuf = new Int32Array(1024)
   private db: Database.Database
   private st: ReturnType<typeof prepare>
   private extent = [Infinity, Infinity, -Infinity, -Infinity]
@@ -87,40 +89,91 @@ export class MapBuilder implements OsmVisitor {
     this.db.exec('BEGIN')
   }
 
-  node(id: number, lon: number, lat: number, tags: Tags | null): void {
-    this.nodes.add(id, lon, lat)
-    this.source.nodes++
-    if (tags) {
-      this.countTags(tags, 'n')
-      this.pointFeature('n', id, lon / 1e7, lat / 1e7, tags)
+  /** Visitor for pass 1. */
+  readonly nodePass: OsmVisitor = {
+    node: (id, lon, lat, tags) => {
+      this.nodes.add(id, lon, lat)
+      this.source.nodes++
+      if (tags) {
+        this.countTags(tags, 'n')
+        this.pointFeature('n', id, lon / 1e7, lat / 1e7, tags)
+      }
+    },
+    relation: (id, members, tags) => {
+      this.source.relations++
+      if (!tags) return
+      this.countTags(tags, 'r')
+      const type = tags.type
+      if (type === 'restriction') this.source.restrictions++
+      if (tags.boundary === 'administrative') this.source.adminRelations++
+      if (type === 'multipolygon' || type === 'boundary' || type === 'restriction' || tags['addr:housenumber']) {
+        this.relations.push({id, members, tags})
+        for (const m of members) if (m.type === MemberType.Way) this.memberWays.add(m.ref)
+      }
+    },
+  }
+
+  /** Visitor for pass 2; call `startWays()` between the passes. */
+  readonly wayPass: OsmVisitor = {
+    way: (id, refs, count, tags) => this.way(id, refs, count, tags),
+  }
+
+  startWays(): void {
+    this.nodes.finish()
+    const {nodes} = this
+    for (let i = 0; i < nodes.size; i++) {
+      const x = nodes.lon(i), y = nodes.lat(i)
+      if (x < this.extent[0]) this.extent[0] = x
+      if (y < this.extent[1]) this.extent[1] = y
+      if (x > this.extent[2]) this.extent[2] = x
+      if (y > this.extent[3]) this.extent[3] = y
     }
   }
 
-  way(id: number, refs: Float64Array, count: number, tags: Tags | null): void {
+  private way(id: number, refs: Float64Array, count: number, tags: Tags | null): void {
     this.source.ways++
-    let kept: Tags | undefined
-    if (tags) {
-      this.countTags(tags, 'w')
-      if (tags.highway) {
-        this.source.highwayWays++
-        if (tags.name) this.source.namedHighwayWays++
-      }
-      if (tags.boundary === 'administrative') this.source.adminWays++
-      for (const k in tags) {
-        if (WAY_KEYS.has(k) || k.startsWith('addr:')) (kept ??= {})[k] = tags[k]
+    if (this.idxBuf.length < count) this.idxBuf = new Int32Array(count * 2)
+    const all = this.idxBuf.subarray(0, count)
+    let present = 0
+    for (let i = 0; i < count; i++) if ((all[i] = this.nodes.indexOf(refs[i])) >= 0) present++
+    const road = tags ? roadAttrs(tags) : null
+    const street = tags?.highway && tags.name ? tags.name : null
+    let w = -1
+    if (road || street || this.memberWays.has(id)) w = this.ways.add(id, all)
+    if (!tags) return
+    this.countTags(tags, 'w')
+    if (tags.highway) {
+      this.source.highwayWays++
+      if (tags.name) this.source.namedHighwayWays++
+    }
+    if (tags.boundary === 'administrative') this.source.adminWays++
+    if (present < 2) return
+    if (road) this.roads.push({w, id, a: road, name: tags.name ?? null, ref: tags.ref ?? null})
+    if (street) {
+      const cls = ROADISH[tags.highway!] ?? 'path'
+      const entry = this.streetWays.get(street)
+      if (!entry) this.streetWays.set(street, {ways: [w], cls: [cls]})
+      else {
+        entry.ways.push(w)
+        entry.cls.push(cls)
       }
     }
-    this.ways.add(id, refs, count, kept)
+    const idx = present === count ? all : all.filter((n) => n >= 0)
+    this.wayFeatures(id, idx, tags)
   }
 
-  relation(id: number, members: Member[], tags: Tags | null): void {
-    this.source.relations++
-    if (!tags) return
-    this.countTags(tags, 'r')
-    const type = tags.type
-    if (type === 'restriction') this.source.restrictions++
-    if (tags.boundary === 'administrative') this.source.adminRelations++
-    if (type === 'multipolygon' || type === 'boundary' || type === 'restriction' || tags['addr:housenumber']) this.relations.push({id, members, tags})
+  private wayFeatures(id: number, idx: Int32Array, tags: Tags): void {
+    const c = this.coords(idx)
+    const closed = idx.length >= 4 && idx[0] === idx[idx.length - 1]
+    if (tags['addr:interpolation']) this.interpolation(id, c, tags)
+    const polygons = closed && (tags.highway === undefined || tags.area === 'yes') ? [[c]] : undefined
+    if (tags['addr:housenumber'] || placeClass(tags)) {
+      const [x, y] = polygons ? interiorPoint(polygons[0]) : [c[(idx.length >> 1) * 2], c[(idx.length >> 1) * 2 + 1]]
+      const footprint = polygons ? JSON.stringify({type: 'Polygon', coordinates: nestRings([c]).flat().map(toPositions)}) : undefined
+      this.pointFeature('w', id, x, y, tags, footprint)
+    }
+    const lc = layerClass(tags, closed)
+    if (lc) this.layerShape(lc.layer, lc.cls, tags.name ?? null, lc.minzoom, lc.area ? {polygons: nestRings([c])} : {line: c})
   }
 
   private countTags(tags: Tags, t: 'n' | 'w' | 'r'): void {
@@ -194,61 +247,21 @@ export class MapBuilder implements OsmVisitor {
   }
 
   private coords(idx: Int32Array): Coords {
-    const {lon, lat} = this.nodes
+    const {nodes} = this
     const c: Coords = new Array(idx.length * 2)
     for (let i = 0; i < idx.length; i++) {
-      c[i * 2] = lon[idx[i]] / 1e7
-      c[i * 2 + 1] = lat[idx[i]] / 1e7
+      c[i * 2] = nodes.lon(idx[i]) / 1e7
+      c[i * 2 + 1] = nodes.lat(idx[i]) / 1e7
     }
     return c
   }
 
   /** Extracts everything and commits the build file. `tick` lets the caller report progress and yield. */
   async finish(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
-    this.nodes.finish()
-    this.ways.resolve(this.nodes)
-    const {nodes, ways} = this
-    for (let i = 0; i < nodes.size; i++) {
-      const x = nodes.lon[i], y = nodes.lat[i]
-      if (x < this.extent[0]) this.extent[0] = x
-      if (y < this.extent[1]) this.extent[1] = y
-      if (x > this.extent[2]) this.extent[2] = x
-      if (y > this.extent[3]) this.extent[3] = y
-    }
-
-    const roads: {w: number; a: RoadAttrs}[] = []
-    const streets = new Map<string, number[]>()
-    for (let w = 0; w < ways.size; w++) {
-      if ((w & 0x3fff) === 0) await tick('ways', w, ways.size)
-      const tags = ways.tags[w]
-      if (!tags) continue
-      const idx = ways.nodes(w)
-      if (idx.length < 2) continue
-      const id = ways.wayId(w)
-      const road = roadAttrs(tags)
-      if (road) roads.push({w, a: road})
-      if (tags.highway && tags.name) {
-        const list = streets.get(tags.name)
-        if (list) list.push(w)
-        else streets.set(tags.name, [w])
-      }
-      const c = this.coords(idx)
-      const closed = idx.length >= 4 && idx[0] === idx[idx.length - 1]
-      if (tags['addr:interpolation']) this.interpolation(id, c, tags)
-      const area = closed && tags.highway === undefined || tags.area === 'yes'
-      const polygons = area && closed ? [[c]] : undefined
-      if (tags['addr:housenumber'] || placeClass(tags)) {
-        const [x, y] = polygons ? interiorPoint(polygons[0]) : [c[(idx.length >> 1) * 2], c[(idx.length >> 1) * 2 + 1]]
-        const footprint = polygons ? JSON.stringify({type: 'Polygon', coordinates: nestRings([c]).flat().map(toPositions)}) : undefined
-        this.pointFeature('w', id, x, y, tags, footprint)
-      }
-      const lc = layerClass(tags, closed)
-      if (lc) this.layerShape(lc.layer, lc.cls, tags.name ?? null, lc.minzoom, lc.area ? {polygons: nestRings([c])} : {line: c})
-    }
-
+    this.ways.finish()
     await this.relationsPass(tick)
-    await this.roadGraph(roads, tick)
-    await this.streets(streets, tick)
+    await this.roadGraph(tick)
+    await this.streets(tick)
 
     await tick('index', 0, 1)
     for (const t of FTS_TABLES) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`)
@@ -351,7 +364,7 @@ export class MapBuilder implements OsmVisitor {
     for (const m of rel.members) {
       if (m.type === MemberType.Node) {
         const n = this.nodes.indexOf(m.ref)
-        if (n >= 0) bbox([this.nodes.lon[n] / 1e7, this.nodes.lat[n] / 1e7], b)
+        if (n >= 0) bbox([this.nodes.lon(n) / 1e7, this.nodes.lat(n) / 1e7], b)
       } else if (m.type === MemberType.Way) {
         const w = this.ways.indexOf(m.ref)
         if (w >= 0) bbox(this.coords(this.ways.nodes(w)), b)
@@ -403,8 +416,8 @@ export class MapBuilder implements OsmVisitor {
    * Splits routable ways at every node shared with another routable way (and at their ends) into
    * edges between graph nodes. Graph node ids are dense (1..n) so routing can index arrays by them.
    */
-  private async roadGraph(roads: {w: number; a: RoadAttrs}[], tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
-    const {nodes, ways} = this
+  private async roadGraph(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+    const {nodes, ways, roads} = this
     const use = new Uint8Array(nodes.size)
     for (const {w} of roads) {
       const idx = ways.nodes(w)
@@ -417,16 +430,14 @@ export class MapBuilder implements OsmVisitor {
     const nodeOf = (n: number) => {
       if (graphId[n] === 0) {
         graphId[n] = ++this.built.graphNodes
-        this.st.graphNode.run(graphId[n], nodes.ids[n], round7(nodes.lon[n] / 1e7), round7(nodes.lat[n] / 1e7))
+        this.st.graphNode.run(graphId[n], nodes.id(n), round7(nodes.lon(n) / 1e7), round7(nodes.lat(n) / 1e7))
       }
       return graphId[n]
     }
     for (let r = 0; r < roads.length; r++) {
       if ((r & 0x3fff) === 0) await tick('roads', r, roads.length)
-      const {w, a} = roads[r]
+      const {w, a, id: wayId, name, ref} = roads[r]
       const idx = ways.nodes(w)
-      const tags = ways.tags[w]!
-      const wayId = ways.wayId(w)
       let start = 0
       for (let i = 1; i < idx.length; i++) {
         if (use[idx[i]] < 2) continue
@@ -435,9 +446,10 @@ export class MapBuilder implements OsmVisitor {
         const b = [Infinity, Infinity, -Infinity, -Infinity]
         for (let k = start; k <= i; k++) {
           const n = idx[k]
-          geom[(k - start) * 2] = nodes.lon[n]
-          geom[(k - start) * 2 + 1] = nodes.lat[n]
-          const x = nodes.lon[n] / 1e7, y = nodes.lat[n] / 1e7
+          const x7 = nodes.lon(n), y7 = nodes.lat(n)
+          geom[(k - start) * 2] = x7
+          geom[(k - start) * 2 + 1] = y7
+          const x = x7 / 1e7, y = y7 / 1e7
           if (k > start) length += haversine(geom[(k - start - 1) * 2] / 1e7, geom[(k - start - 1) * 2 + 1] / 1e7, x, y)
           if (x < b[0]) b[0] = x
           if (y < b[1]) b[1] = y
@@ -446,7 +458,7 @@ export class MapBuilder implements OsmVisitor {
         }
         const source = nodeOf(idx[start]), target = nodeOf(idx[i])
         const edgeId = ++this.built.edges
-        this.st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, tags.name ?? null, tags.ref ?? null, a.maxspeed, a.oneway,
+        this.st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, name, ref, a.maxspeed, a.oneway,
           a.car, a.truck, a.bike, a.foot, +a.toll, +a.ferry, +a.bridge, +a.tunnel, Buffer.from(geom.buffer, geom.byteOffset, geom.byteLength))
         this.st.edgeBox.run(edgeId, b[0], b[2], b[1], b[3])
         if (restricted.has(wayId)) {
@@ -504,11 +516,11 @@ export class MapBuilder implements OsmVisitor {
    * One street per name and area: same-named ways are merged when they share a node or lie within
    * ~200 m of each other, so "Main Street" in two towns stays two streets.
    */
-  private async streets(byName: Map<string, number[]>, tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
+  private async streets(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
     const gap = 0.002
     let done = 0
-    for (const [name, list] of byName) {
-      if ((done++ & 0x3ff) === 0) await tick('streets', done, byName.size)
+    for (const [name, {ways: list, cls: classes}] of this.streetWays) {
+      if ((done++ & 0x3ff) === 0) await tick('streets', done, this.streetWays.size)
       const parent = list.map((_, i) => i)
       const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
       const boxes = list.map((w) => bbox(this.coords(this.ways.nodes(w))))
@@ -539,9 +551,8 @@ export class MapBuilder implements OsmVisitor {
         let cls = 'path', length = 0, longest = lines[0]
         const b = [Infinity, Infinity, -Infinity, -Infinity]
         for (let k = 0; k < members.length; k++) {
-          const c = this.ways.tags[list[members[k]]]!.highway!
-          const rc = ROADISH[c] ?? 'path'
-          if ((ROAD_RANK[rc] ?? 0) > (ROAD_RANK[cls] ?? 0)) cls = rc
+          const rc = classes[members[k]]
+          if (ROAD_RANK[rc] > ROAD_RANK[cls]) cls = rc
           const len = lineLength(lines[k])
           length += len
           if (len > lineLength(longest)) longest = lines[k]

@@ -6,7 +6,7 @@ import {readPbf} from './pbf.js'
 
 export interface ImportProgress {
   phase: Phase
-  /** bytes of the PBF read so far, and its size */
+  /** bytes of the PBF read so far in this pass ('read': nodes and relations, 'ways': ways), and its size */
   bytes: number
   totalBytes: number
   /** OSM objects read so far (nodes + ways + relations) */
@@ -68,17 +68,25 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
       opts.onProgress?.({phase, bytes, totalBytes, objects, done, total})
     let next: Manifest
     try {
-      await readPbf(file, {
-        node: (id, lon, lat, tags) => (objects++, builder.node(id, lon, lat, tags)),
-        way: (id, refs, count, tags) => (objects++, builder.way(id, refs, count, tags)),
-        relation: (id, members, tags) => (objects++, builder.relation(id, members, tags)),
-      }, {
-        signal: opts.signal,
-        onBlob(done) {
-          bytes = done
-          report('read', done, totalBytes)
-        },
-      })
+      // Two passes (see MapBuilder): nodes and relations first, then ways; each pass counts its own bytes.
+      const count = <T extends unknown[]>(f: (...args: T) => void) => (...args: T) => {
+        objects++
+        f(...args)
+      }
+      for (const [phase, visitor] of [['read', builder.nodePass], ['ways', builder.wayPass]] as const) {
+        if (phase === 'ways') builder.startWays()
+        await readPbf(file, {
+          node: visitor.node && count(visitor.node),
+          way: visitor.way && count(visitor.way),
+          relation: visitor.relation && count(visitor.relation),
+        }, {
+          signal: opts.signal,
+          onBlob(done) {
+            bytes = done
+            report(phase, done, totalBytes)
+          },
+        })
+      }
       await builder.finish(async (phase, done, total) => {
         opts.signal?.throwIfAborted()
         report(phase, done, total)

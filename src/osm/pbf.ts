@@ -12,12 +12,13 @@ export type Tags = Record<string, string>
 export const enum MemberType {Node = 0, Way = 1, Relation = 2}
 export interface Member {type: MemberType; ref: number; role: string}
 
+/** Object types whose method is missing are skipped without being decoded. */
 export interface OsmVisitor {
   /** Coordinates in 1e-7 degrees. */
-  node(id: number, lon: number, lat: number, tags: Tags | null): void
+  node?(id: number, lon: number, lat: number, tags: Tags | null): void
   /** `refs` is a reused buffer: copy the first `count` entries if they must outlive the call. */
-  way(id: number, refs: Float64Array, count: number, tags: Tags | null): void
-  relation(id: number, members: Member[], tags: Tags | null): void
+  way?(id: number, refs: Float64Array, count: number, tags: Tags | null): void
+  relation?(id: number, members: Member[], tags: Tags | null): void
 }
 
 export class PbfError extends Error {}
@@ -199,10 +200,11 @@ class BlockDecoder {
         const len = pbf.readVarint()
         const msgEnd = pbf.pos + len
         if (msgEnd > end) throw new Error('message overruns group')
-        if (field === 1) this.readNode(pbf, msgEnd)
-        else if (field === 2) this.readDense(pbf, msgEnd)
-        else if (field === 3) this.readWay(pbf, msgEnd)
-        else this.readRelation(pbf, msgEnd)
+        const v = this.visitor
+        if (field === 1) v.node && this.readNode(pbf, msgEnd)
+        else if (field === 2) v.node && this.readDense(pbf, msgEnd)
+        else if (field === 3) v.way && this.readWay(pbf, msgEnd)
+        else v.relation && this.readRelation(pbf, msgEnd)
         pbf.pos = msgEnd
       } else pbf.skip(tag & 7)
     }
@@ -243,7 +245,7 @@ class BlockDecoder {
       else if (field === 9) lon = pbf.readSVarint()
       else pbf.skip(tag & 7)
     }
-    this.visitor.node(id, this.lon(lon), this.lat(lat), this.tags(keys, vals))
+    this.visitor.node!(id, this.lon(lon), this.lat(lat), this.tags(keys, vals))
   }
 
   private readDense(pbf: Pbf, end: number): void {
@@ -273,7 +275,7 @@ class BlockDecoder {
         }
         k++
       }
-      this.visitor.node(id, this.lon(lon), this.lat(lat), tags)
+      this.visitor.node!(id, this.lon(lon), this.lat(lat), tags)
     }
   }
 
@@ -301,7 +303,7 @@ class BlockDecoder {
         }
       } else pbf.skip(tag & 7)
     }
-    this.visitor.way(id, this.refs, n, this.tags(keys, vals))
+    this.visitor.way!(id, this.refs, n, this.tags(keys, vals))
   }
 
   private readRelation(pbf: Pbf, end: number): void {
@@ -325,6 +327,6 @@ class BlockDecoder {
       ref += memids[i]
       members[i] = {type: types[i] as MemberType, ref, role: this.str(roles[i])}
     }
-    this.visitor.relation(id, members, this.tags(keys, vals))
+    this.visitor.relation!(id, members, this.tags(keys, vals))
   }
 }

@@ -1,143 +1,175 @@
 /**
- * Every node coordinate and every way's node list, kept in flat typed arrays (16 bytes per node,
- * 8 per way ref) rather than objects: the import's memory is dominated by these. Lookup by OSM id
- * is a binary search over ids, sorted once after reading when the file was not sorted.
+ * Node coordinates and the node lists of the ways the build still needs, in flat typed arrays rather
+ * than objects: the import's memory is dominated by these. Nodes live in fixed-size chunks (16 bytes
+ * per node, no copy-on-grow peaks); lookup by OSM id is a binary search, after one sort if the file
+ * was not sorted.
  */
 
-class Growable<T extends Float64Array | Int32Array | Uint32Array> {
-  length = 0
-  constructor(public data: T) {}
-  push(v: number): void {
-    if (this.length === this.data.length) this.grow(this.length + 1)
-    this.data[this.length++] = v
-  }
-  grow(min: number): void {
-    const next = new (this.data.constructor as new (n: number) => T)(Math.max(min, Math.ceil(this.data.length * 1.5)))
-    next.set(this.data)
-    this.data = next
-  }
-  trim(): T {
-    return this.data.subarray(0, this.length) as T
-  }
-}
+const SHIFT = 20
+const CHUNK = 1 << SHIFT
+const MASK = CHUNK - 1
 
 export class NodeTable {
-  private idsB = new Growable(new Float64Array(1 << 16))
-  private lonB = new Growable(new Int32Array(1 << 16))
-  private latB = new Growable(new Int32Array(1 << 16))
-  ids!: Float64Array
-  /** 1e-7 degrees */
-  lon!: Int32Array
-  lat!: Int32Array
+  private idChunks: Float64Array[] = []
+  private lonChunks: Int32Array[] = []
+  private latChunks: Int32Array[] = []
+  /** Id of the first node of each chunk, for the first step of a lookup. */
+  private firstIds = new Float64Array(0)
+  size = 0
   private sorted = true
   private last = -Infinity
 
   add(id: number, lon: number, lat: number): void {
+    const k = this.size & MASK
+    if (k === 0) {
+      this.idChunks.push(new Float64Array(CHUNK))
+      this.lonChunks.push(new Int32Array(CHUNK))
+      this.latChunks.push(new Int32Array(CHUNK))
+    }
+    const c = this.idChunks.length - 1
     if (id <= this.last) this.sorted = false
     this.last = id
-    this.idsB.push(id)
-    this.lonB.push(lon)
-    this.latB.push(lat)
-  }
-
-  get size(): number {
-    return this.ids ? this.ids.length : this.idsB.length
+    this.idChunks[c][k] = id
+    this.lonChunks[c][k] = lon
+    this.latChunks[c][k] = lat
+    this.size++
   }
 
   finish(): void {
-    this.ids = this.idsB.trim()
-    this.lon = this.lonB.trim()
-    this.lat = this.latB.trim()
-    if (!this.sorted) {
-      const order = sortOrder(this.ids)
-      this.ids = permute(this.ids, order, new Float64Array(order.length))
-      this.lon = permute(this.lon, order, new Int32Array(order.length))
-      this.lat = permute(this.lat, order, new Int32Array(order.length))
+    if (!this.sorted) this.sort()
+    this.firstIds = Float64Array.from(this.idChunks, (c) => c[0])
+  }
+
+  /** Unsorted input is rare (hand-made or old tool output) and small, so one flat copy is fine. */
+  private sort(): void {
+    const n = this.size
+    const ids = new Float64Array(n), lon = new Int32Array(n), lat = new Int32Array(n)
+    for (let i = 0; i < n; i++) {
+      ids[i] = this.id(i)
+      lon[i] = this.lon(i)
+      lat[i] = this.lat(i)
     }
+    const order = new Uint32Array(n)
+    for (let i = 0; i < n; i++) order[i] = i
+    order.sort((a, b) => ids[a] - ids[b])
+    this.idChunks = []
+    this.lonChunks = []
+    this.latChunks = []
+    this.size = 0
+    for (const i of order) this.add(ids[i], lon[i], lat[i])
+  }
+
+  id(i: number): number {
+    return this.idChunks[i >>> SHIFT][i & MASK]
+  }
+
+  /** 1e-7 degrees */
+  lon(i: number): number {
+    return this.lonChunks[i >>> SHIFT][i & MASK]
+  }
+
+  lat(i: number): number {
+    return this.latChunks[i >>> SHIFT][i & MASK]
   }
 
   /** Index of `id`, or -1 when the file lacks it (regional cuts drop nodes). */
   indexOf(id: number): number {
-    return search(this.ids, id)
+    let lo = 0, hi = this.firstIds.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (this.firstIds[mid] <= id) lo = mid
+      else hi = mid - 1
+    }
+    if (hi < 0) return -1
+    const k = search(this.idChunks[lo], id, lo === this.idChunks.length - 1 ? ((this.size - 1) & MASK) + 1 : CHUNK)
+    return k < 0 ? -1 : lo * CHUNK + k
   }
 }
 
-export class WayTable {
-  private idsB = new Growable(new Float64Array(1 << 14))
-  private startB = new Growable(new Uint32Array(1 << 14))
-  private refsB = new Growable(new Float64Array(1 << 18))
-  ids!: Float64Array
-  private start!: Uint32Array
-  /** Node ids until `resolve()`, then node indexes (-1 for missing). */
-  private refs!: Float64Array
-  private nodeIdx!: Int32Array
-  /** Sparse: tags only for ways the import has a use for beyond relation membership. */
-  tags: (Record<string, string> | undefined)[] = []
-  private order: Uint32Array | null = null
-  private sorted = true
-  private last = -Infinity
-
-  add(id: number, refs: Float64Array, count: number, tags: Record<string, string> | undefined): void {
-    if (id <= this.last) this.sorted = false
-    this.last = id
-    this.idsB.push(id)
-    this.startB.push(this.refsB.length)
-    if (this.refsB.length + count > this.refsB.data.length) this.refsB.grow(this.refsB.length + count)
-    this.refsB.data.set(refs.subarray(0, count), this.refsB.length)
-    this.refsB.length += count
-    if (tags) this.tags[this.idsB.length - 1] = tags
+class Growable<T extends Float64Array | Int32Array> {
+  length = 0
+  constructor(public data: T) {}
+  reserve(n: number): void {
+    if (this.length + n <= this.data.length) return
+    const next = new (this.data.constructor as new (n: number) => T)(Math.max(this.length + n, Math.ceil(this.data.length * 1.5)))
+    next.set(this.data)
+    this.data = next
   }
+  push(v: number): void {
+    this.reserve(1)
+    this.data[this.length++] = v
+  }
+}
+
+/** The ways the build needs after reading them (roads, streets, relation members), as node indexes. */
+export class WayTable {
+  private ids = new Growable(new Float64Array(1 << 12))
+  private start = new Growable(new Int32Array(1 << 12))
+  /** Node indexes, -1 where the file lacks the node. */
+  private idx = new Growable(new Int32Array(1 << 16))
+  private order: Uint32Array | null = null
+  private sortedIds: Float64Array | null = null
+  private last = -Infinity
+  private unsorted = false
 
   get size(): number {
-    return this.ids ? this.ids.length : this.idsB.length
+    return this.ids.length
   }
 
-  /** Freezes the table and maps node ids to node indexes. */
-  resolve(nodes: NodeTable): void {
-    this.ids = this.idsB.trim()
-    this.startB.push(this.refsB.length)
-    this.start = this.startB.trim()
-    this.refs = this.refsB.trim()
-    this.nodeIdx = new Int32Array(this.refs.length)
-    for (let i = 0; i < this.refs.length; i++) this.nodeIdx[i] = nodes.indexOf(this.refs[i])
-    this.refs = new Float64Array(0)
-    this.refsB = new Growable(new Float64Array(0))
-    if (!this.sorted) {
-      this.order = sortOrder(this.ids)
-      this.ids = permute(this.ids, this.order, new Float64Array(this.order.length))
-    }
+  /** Stores a way given its node indexes; returns the way's index in this table. */
+  add(id: number, nodeIdx: Int32Array): number {
+    if (id <= this.last) this.unsorted = true
+    this.last = id
+    this.ids.push(id)
+    this.start.push(this.idx.length)
+    this.idx.reserve(nodeIdx.length)
+    this.idx.data.set(nodeIdx, this.idx.length)
+    this.idx.length += nodeIdx.length
+    return this.ids.length - 1
   }
 
-  /** Way index (insertion order) of an OSM way id, or -1. */
+  finish(): void {
+    this.start.push(this.idx.length)
+    const ids = this.ids.data.subarray(0, this.ids.length)
+    if (this.unsorted) {
+      this.order = new Uint32Array(ids.length)
+      for (let i = 0; i < ids.length; i++) this.order[i] = i
+      this.order.sort((a, b) => ids[a] - ids[b])
+      this.sortedIds = Float64Array.from(this.order, (i) => ids[i])
+    } else this.sortedIds = ids
+  }
+
+  /** Table index of an OSM way id, or -1. */
   indexOf(id: number): number {
-    const k = search(this.ids, id)
+    const k = search(this.sortedIds!, id, this.sortedIds!.length)
     return k < 0 || !this.order ? k : this.order[k]
+  }
+
+  wayId(w: number): number {
+    return this.ids.data[w]
   }
 
   /** Node indexes of way `w` with nodes missing from the file dropped. */
   nodes(w: number): Int32Array {
-    const s = this.start[w], e = this.start[w + 1]
+    const s = this.start.data[w], e = this.start.data[w + 1], all = this.idx.data
     let missing = 0
-    for (let i = s; i < e; i++) if (this.nodeIdx[i] < 0) missing++
-    if (!missing) return this.nodeIdx.subarray(s, e)
+    for (let i = s; i < e; i++) if (all[i] < 0) missing++
+    if (!missing) return all.subarray(s, e)
     const out = new Int32Array(e - s - missing)
-    for (let i = s, k = 0; i < e; i++) if (this.nodeIdx[i] >= 0) out[k++] = this.nodeIdx[i]
+    for (let i = s, k = 0; i < e; i++) if (all[i] >= 0) out[k++] = all[i]
     return out
   }
 
   /** Whether every node of way `w` is present. */
   complete(w: number): boolean {
-    for (let i = this.start[w]; i < this.start[w + 1]; i++) if (this.nodeIdx[i] < 0) return false
+    const s = this.start.data[w], e = this.start.data[w + 1], all = this.idx.data
+    for (let i = s; i < e; i++) if (all[i] < 0) return false
     return true
-  }
-
-  wayId(w: number): number {
-    return this.order ? this.idsB.data[w] : this.ids[w]
   }
 }
 
-function search(ids: Float64Array, id: number): number {
-  let lo = 0, hi = ids.length - 1
+function search(ids: Float64Array, id: number, n: number): number {
+  let lo = 0, hi = n - 1
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1
     const v = ids[mid]
@@ -146,15 +178,4 @@ function search(ids: Float64Array, id: number): number {
     else return mid
   }
   return -1
-}
-
-function sortOrder(ids: Float64Array): Uint32Array {
-  const order = new Uint32Array(ids.length)
-  for (let i = 0; i < order.length; i++) order[i] = i
-  return order.sort((a, b) => ids[a] - ids[b])
-}
-
-function permute<T extends Float64Array | Int32Array>(src: T, order: Uint32Array, dst: T): T {
-  for (let i = 0; i < order.length; i++) dst[i] = src[order[i]]
-  return dst
 }
