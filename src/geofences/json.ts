@@ -2,7 +2,7 @@ import type {GeofenceRow} from './store.js'
 
 /**
  * The spec's Geofence resource. Always present: identity, timestamps, `description`, `type`, the
- * three geometry fields and `enabled`; every other field only when it is set.
+ * three geometry fields, `enabled` and `metadata` (`{}` when none); every other field only when set.
  */
 export function geofenceJson(row: GeofenceRow): Record<string, unknown> {
   return fields(row, JSON.parse(row.geometry))
@@ -34,9 +34,9 @@ function fields(row: GeofenceRow, geometry: unknown): Record<string, unknown> {
     geometryCenter: {type: 'Point', coordinates: [row.center_lng, row.center_lat]},
     geometryRadius: row.radius,
     enabled: row.enabled === 1,
+    metadata: row.metadata === null ? {} : JSON.parse(row.metadata),
   }
   if (row.mode !== null) out.mode = row.mode
-  if (row.metadata !== null) out.metadata = JSON.parse(row.metadata)
   if (row.user_id !== null) out.userId = row.user_id
   if (row.user_ids !== null) out.userIds = row.user_ids
   if (row.ip !== null) out.ip = row.ip

@@ -52,12 +52,13 @@ describe('PUT /v1/geofences/:tag/:externalId', () => {
     expect(row.max_lng).toBeGreaterThan(7.42)
   })
 
-  it('leaves unset optional fields out and defaults enabled to true', async () => {
+  it('leaves unset optional fields out, answers metadata {} and defaults enabled to true', async () => {
     const r = await s.call('PUT', '/v1/geofences/store/min', {key: sk, body: circle()})
     expect(Object.keys(r.body.geofence).sort()).toEqual(
-      ['_id', 'createdAt', 'updatedAt', 'live', 'tag', 'externalId', 'description', 'type', 'geometry', 'geometryCenter', 'geometryRadius', 'enabled'].sort(),
+      ['_id', 'createdAt', 'updatedAt', 'live', 'tag', 'externalId', 'description', 'type', 'geometry', 'geometryCenter', 'geometryRadius', 'enabled', 'metadata'].sort(),
     )
     expect(r.body.geofence.enabled).toBe(true)
+    expect(r.body.geofence.metadata).toEqual({})
   })
 
   it('updates in place: same _id and createdAt, later updatedAt, fields replaced', async () => {
@@ -68,7 +69,7 @@ describe('PUT /v1/geofences/:tag/:externalId', () => {
     expect(b.body.geofence.createdAt).toBe(a.body.geofence.createdAt)
     expect(b.body.geofence.updatedAt > a.body.geofence.updatedAt).toBe(true)
     expect(b.body.geofence).toMatchObject({type: 'polygon', description: 'Now a polygon'})
-    expect(b.body.geofence.metadata).toBeUndefined()
+    expect(b.body.geofence.metadata).toEqual({})
     const count = await s.store.db.selectFrom('geofences').select((eb) => eb.fn.countAll().as('n')).where('external_id', '=', 'upd').executeTakeFirst()
     expect(Number(count!.n)).toBe(1)
   })
