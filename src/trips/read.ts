@@ -1,4 +1,3 @@
-import {sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import type {UserRow} from '../users/json.js'
@@ -12,14 +11,9 @@ const env = (live: boolean) => (live ? 1 : 0)
  * an ended trip and a newer one; the newest wins.
  */
 export async function findTrip(store: Store, live: boolean, ref: string): Promise<TripRow | undefined> {
-  return store.db.selectFrom('trips').selectAll()
-    .where('live', '=', env(live))
-    .where((eb) => eb.or([eb('id', '=', ref), eb('external_id', '=', ref)]))
-    .orderBy(sql`id = ${ref}`, 'desc')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst()
+  const trips = store.db.selectFrom('trips').selectAll().where('live', '=', env(live))
+  return (await trips.where('id', '=', ref).executeTakeFirst())
+    ?? trips.where('external_id', '=', ref).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
 }
 
 export interface TripFilters {

@@ -1,4 +1,4 @@
-import {sql, type Insertable} from 'kysely'
+import type {Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
@@ -42,16 +42,11 @@ export async function insertUser(store: Store, live: boolean, fields: NewUser = 
  * when several users share a `userId` or `deviceId`, the most recently updated.
  */
 export async function findUser(store: Store, live: boolean, ref: string): Promise<UserRow | undefined> {
-  return store.db.selectFrom('users').selectAll()
-    .where('live', '=', live ? 1 : 0)
-    .where((eb) => eb.or([eb('id', '=', ref), eb('user_id', '=', ref), eb('device_id', '=', ref)]))
-    .orderBy(sql`case when id = ${ref} then 0 when user_id = ${ref} then 1 else 2 end`)
-    .orderBy('updated_at', 'desc')
-    .limit(1)
-    .executeTakeFirst()
+  const byId = await store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0).where('id', '=', ref).executeTakeFirst()
+  return byId ?? findUserByIds(store, live, {userId: ref, deviceId: ref})
 }
 
-/** The user a conversion or trip names by `userId`, else by `deviceId`. */
+/** The newest user with this `userId`, else with this `deviceId` (each an indexed lookup). */
 export async function findUserByIds(store: Store, live: boolean, ids: {userId?: string | null; deviceId?: string | null}): Promise<UserRow | undefined> {
   for (const [column, value] of [['user_id', ids.userId], ['device_id', ids.deviceId]] as const) {
     if (!value) continue

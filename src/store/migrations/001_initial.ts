@@ -47,8 +47,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
   await db.schema.createIndex('users_live_updated').on('users').columns(['live', 'updated_at']).execute()
-  await db.schema.createIndex('users_live_user_id').on('users').columns(['live', 'user_id']).execute()
-  await db.schema.createIndex('users_live_device_id').on('users').columns(['live', 'device_id']).execute()
+  await db.schema.createIndex('users_live_user_id').on('users').columns(['live', 'user_id', 'updated_at']).execute()
+  await db.schema.createIndex('users_live_device_id').on('users').columns(['live', 'device_id', 'updated_at']).execute()
 
   await db.schema.createTable('geofences')
     .addColumn('id', text, (c) => c.primaryKey())
@@ -135,7 +135,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
   await db.schema.createIndex('trips_live_updated').on('trips').columns(['live', 'updated_at']).execute()
-  await db.schema.createIndex('trips_live_ext').on('trips').columns(['live', 'external_id']).execute()
+  await db.schema.createIndex('trips_live_ext').on('trips').columns(['live', 'external_id', 'created_at']).execute()
   await db.schema.createIndex('trips_user_ref').on('trips').column('user_ref').execute()
 
   await db.schema.createTable('trip_locations')
