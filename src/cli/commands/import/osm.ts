@@ -3,8 +3,10 @@ import {importOsm, type ImportProgress} from '../../../osm/index.js'
 import {BaseCommand} from '../../base.js'
 import {startProgress} from '../../progress.js'
 
-const PHASES: Record<ImportProgress['phase'], string> = {
-  read: 'reading', ways: 'ways', relations: 'areas', roads: 'road graph', streets: 'streets', index: 'indexes',
+// Pass 1 (nodes, relations) and pass 2 (ways) each read the whole file; the build steps after them are short.
+const PHASES: Record<ImportProgress['phase'], [from: number, to: number, label: string]> = {
+  read: [0, 0.5, 'pass 1/2: nodes and relations'], ways: [0.5, 0.95, 'pass 2/2: ways'], relations: [0.95, 0.96, 'areas'],
+  roads: [0.96, 0.98, 'road graph'], streets: [0.98, 0.99, 'streets'], index: [0.99, 1, 'indexes'],
 }
 
 export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
@@ -28,7 +30,9 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     const onSigint = () => abort.abort()
     process.once('SIGINT', onSigint)
     process.once('SIGTERM', onSigint)
-    const bar = startProgress('reading', 1, '{bar} {percentage}% | {mb} MB | {objects} objects | {label}')
+    const bar = startProgress(PHASES.read[2], 1, '{bar} {percentage}% | {mb} MB | {objects} objects | {label}')
+    const payload = (bytes: number, total: number, objects: number) => ({mb: `${(bytes / 1e6).toFixed(1)}/${(total / 1e6).toFixed(1)}`, objects: objects.toLocaleString('en-US')})
+    bar.update(0, {label: PHASES.read[2], ...payload(0, 0, 0)})
     let result
     try {
       result = await importOsm(args.file, {
@@ -37,9 +41,10 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
         add: this.flags.add,
         signal: abort.signal,
         onProgress: (p) => {
-          const fraction = p.phase === 'read' ? p.bytes / p.totalBytes : 1
-          const label = p.phase === 'read' ? PHASES.read : `building ${PHASES[p.phase]} ${p.done}/${p.total}`
-          bar.update(fraction, {label, mb: `${(p.bytes / 1e6).toFixed(1)}/${(p.totalBytes / 1e6).toFixed(1)}`, objects: p.objects.toLocaleString('en-US')})
+          const [from, to, name] = PHASES[p.phase]
+          const reading = p.phase === 'read' || p.phase === 'ways'
+          const fraction = from + (to - from) * (p.total ? p.done / p.total : 0)
+          bar.update(fraction, {label: reading ? name : `building ${name} ${p.done}/${p.total}`, ...payload(p.bytes, p.totalBytes, p.objects)})
         },
       })
     } catch (error) {
