@@ -73,6 +73,7 @@ export class MapBuilder {
   private roads: Road[] = []
   private streetWays = new Map<string, {ways: number[]; cls: string[]}>()
   private idxBuf = new Int32Array(1024)
+  private features = 0
   private db: Database.Database
   private st: ReturnType<typeof prepare>
   private extent = [Infinity, Infinity, -Infinity, -Infinity]
@@ -211,15 +212,16 @@ export class MapBuilder {
   }
 
   private layer(layer: string, cls: string, name: string | null, minzoom: number, geometry: string, b: number[]): void {
-    const rowId = ++this.built.layerFeatures
-    this.st.layer.run(rowId, layer, cls, name, minzoom, 22, geometry)
-    this.st.layerBox.run(rowId, b[0], b[2], b[1], b[3])
+    const feature = ++this.features
+    this.st.layer.run(++this.built.layerFeatures, feature, layer, cls, name, minzoom, 22, geometry)
+    this.st.layerBox.run(feature, b[0], b[2], b[1], b[3])
   }
 
   /** Writes a line or polygon feature once per zoom band it is visible in, simplified for that band. */
   private layerShape(layer: string, cls: string, name: string | null, minzoom: number, shape: {line?: Coords; polygons?: Polygons}): void {
     const b = shape.line ? bbox(shape.line) : bbox(shape.polygons![0][0])
     if (shape.polygons) for (const p of shape.polygons) bbox(p[0], b)
+    let feature = 0
     for (const band of BANDS) {
       if (band.max < minzoom) continue
       const zmin = Math.max(band.min, minzoom)
@@ -240,9 +242,11 @@ export class MapBuilder {
         if (!polys.length) continue
         geometry = JSON.stringify(polys.length === 1 ? {type: 'Polygon', coordinates: polys[0]} : {type: 'MultiPolygon', coordinates: polys})
       }
-      const rowId = ++this.built.layerFeatures
-      this.st.layer.run(rowId, layer, cls, name, zmin, band.max, geometry)
-      this.st.layerBox.run(rowId, b[0], b[2], b[1], b[3])
+      if (!feature) {
+        feature = ++this.features
+        this.st.layerBox.run(feature, b[0], b[2], b[1], b[3])
+      }
+      this.st.layer.run(++this.built.layerFeatures, feature, layer, cls, name, zmin, band.max, geometry)
     }
   }
 
@@ -591,7 +595,7 @@ function prepare(db: Database.Database) {
     edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     edgeBox: box('edges'),
     restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
-    layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?)'),
+    layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?,?)'),
     layerBox: box('layer_features'),
   }
 }

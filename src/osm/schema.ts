@@ -85,14 +85,16 @@ CREATE TABLE turn_restrictions (
   from_edge INTEGER, to_edge INTEGER
 );
 
--- One row per feature per zoom band; geometry simplified for the band's highest zoom.
+-- One row per feature per zoom band; geometry simplified for the band's highest zoom. The R*Tree
+-- is keyed by feature (one box for all its bands): R*Tree inserts are the import's largest cost.
 CREATE TABLE layer_features (
   id INTEGER PRIMARY KEY,
+  feature INTEGER NOT NULL,
   layer TEXT NOT NULL, class TEXT NOT NULL, name TEXT,
   minzoom INTEGER NOT NULL, maxzoom INTEGER NOT NULL,
   geometry TEXT NOT NULL
 );
-CREATE INDEX layer_features_layer ON layer_features(layer, minzoom);
+CREATE INDEX layer_features_feature ON layer_features(feature, minzoom);
 CREATE VIRTUAL TABLE layer_features_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 `
 

@@ -105,6 +105,10 @@ describe('import monaco.osm.pbf', () => {
     const low = count(db, "SELECT sum(length(geometry)) FROM layer_features WHERE layer = 'road' AND maxzoom = 13")
     const high = count(db, "SELECT sum(length(geometry)) FROM layer_features WHERE layer = 'road' AND maxzoom = 22")
     expect(low).toBeLessThan(high / 2)
+    // one R*Tree box per feature, shared by its zoom bands
+    expect(count(db, 'SELECT count(DISTINCT feature) FROM layer_features')).toBe(count(db, 'SELECT count(*) FROM layer_features_rtree'))
+    const parks = db.prepare("SELECT f.name FROM layer_features_rtree r JOIN layer_features f ON f.feature = r.id WHERE r.min_lon <= 7.43 AND r.max_lon >= 7.41 AND r.min_lat <= 43.74 AND r.max_lat >= 43.72 AND f.layer = 'park' AND 12 BETWEEN f.minzoom AND f.maxzoom").pluck().all()
+    expect(parks.length).toBeGreaterThan(0)
   })
 
   it('stores no OSM user names, uids or changesets', () => {
