@@ -80,8 +80,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', text, (c) => c.notNull())
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('geofences_live_updated').on('geofences').columns(['live', 'updated_at']).execute()
-  await db.schema.createIndex('geofences_live_created').on('geofences').columns(['live', 'created_at']).execute()
+  // `id` last: lists order by (updated_at, id) and the index then gives that order without a sort
+  await db.schema.createIndex('geofences_live_updated').on('geofences').columns(['live', 'updated_at', 'id']).execute()
+  await db.schema.createIndex('geofences_live_created').on('geofences').columns(['live', 'created_at', 'id']).execute()
+  await db.schema.createIndex('geofences_disable_after').on('geofences').column('disable_after')
+    .where(sql.ref('disable_after'), 'is not', null).execute()
+  await db.schema.createIndex('geofences_delete_after').on('geofences').column('delete_after')
+    .where(sql.ref('delete_after'), 'is not', null).execute()
   await db.schema.createIndex('geofences_live_tag_ext').on('geofences').columns(['live', 'tag', 'external_id'])
     .unique().where(sql.ref('external_id'), 'is not', null).execute()
 
