@@ -123,7 +123,9 @@ describe('PATCH /v1/trips/:id/update', () => {
     const trip = (await s.call('GET', '/v1/trips/order-1', {key: s.keys.testSk})).body.trip
     const started = await update(trip._id, {status: 'started'})
     expect(started.body.trip.status).toBe('started')
+    expect((await create({externalId: 'order-1'})).status).toBe(409)
     const arrived = await update(trip._id, {status: 'arrived'})
+    expect((await create({externalId: 'order-1'})).status).toBe(409)
     expect(arrived.body.trip.arrivedAt).toEqual(expect.any(String))
     const done = await update(trip._id, {status: 'completed'})
     expect(done.body.trip).toMatchObject({status: 'completed', completedAt: expect.any(String), endedAt: expect.any(String)})
