@@ -46,7 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', text, (c) => c.notNull())
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('users_live_updated').on('users').columns(['live', 'updated_at']).execute()
+  await db.schema.createIndex('users_live_updated').on('users').columns(['live', 'updated_at', 'id']).execute()
   await db.schema.createIndex('users_live_user_id').on('users').columns(['live', 'user_id', 'updated_at']).execute()
   await db.schema.createIndex('users_live_device_id').on('users').columns(['live', 'device_id', 'updated_at']).execute()
 
@@ -109,7 +109,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', text, (c) => c.notNull())
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('beacons_live_created').on('beacons').columns(['live', 'created_at']).execute()
+  await db.schema.createIndex('beacons_live_created').on('beacons').columns(['live', 'created_at', 'id']).execute()
   await db.schema.createIndex('beacons_live_tag_ext').on('beacons').columns(['live', 'tag', 'external_id'])
     .unique().where(sql.ref('external_id'), 'is not', null).execute()
 
@@ -139,7 +139,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', text, (c) => c.notNull())
     .addColumn('updated_at', text, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('trips_live_updated').on('trips').columns(['live', 'updated_at']).execute()
+  await db.schema.createIndex('trips_live_updated').on('trips').columns(['live', 'updated_at', 'id']).execute()
+  await db.schema.createIndex('trips_live_created').on('trips').columns(['live', 'created_at', 'id']).execute()
+  // the expiry job: open trips by status, oldest update first
+  await db.schema.createIndex('trips_status_updated').on('trips').columns(['status', 'live', 'updated_at']).execute()
   await db.schema.createIndex('trips_live_ext').on('trips').columns(['live', 'external_id', 'created_at']).execute()
   await db.schema.createIndex('trips_user_ref').on('trips').column('user_ref').execute()
 
@@ -162,7 +165,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', text, (c) => c.notNull())
     .addColumn('actual_created_at', text, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('events_live_created').on('events').columns(['live', 'created_at']).execute()
+  await db.schema.createIndex('events_live_created').on('events').columns(['live', 'created_at', 'id']).execute()
 
   await db.schema.createTable('geofence_presence')
     .addColumn('user_ref', text, (c) => c.notNull().references('users.id').onDelete('cascade'))
