@@ -1,10 +1,13 @@
 // bench/data-resources: users, trips, beacons and events over HTTP with 100,000 of each stored.
 // Get and list-of-100 latency at low concurrency, create/upsert throughput at high concurrency,
-// against GET /health on the same server in the same run. The targets are the data-API ones
+// against GET /health on the same server in the same run. The server runs in a child process so
+// the load generator never shares its thread. The targets are the data-API ones
 // (get p50 ≤ 2 ms, list of 100 p50 ≤ 10 ms, ≥ 1,000 writes/s) applied to these resources.
+import {fork} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {startServer} from '../dist/api/server.js'
 import {loadConfig} from '../dist/config/index.js'
 import {createLogger} from '../dist/log.js'
@@ -18,110 +21,125 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3)
 const LATENCY = 4
 const THROUGHPUT = 32
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-resources-'))
-const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {data: 1e9}}})
-const store = await openStore(dataDir)
-const {key: sk} = await createKey(store, 'secret', 'test')
-const {key: pk} = await createKey(store, 'publishable', 'test')
-const memory = peakRss()
+if (process.env.BENCH_ROLE === 'server') {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-resources-'))
+  const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {data: 1e9}}})
+  const store = await openStore(dataDir)
+  const {key: sk} = await createKey(store, 'secret', 'test')
+  const {key: pk} = await createKey(store, 'publishable', 'test')
 
-// Seed with prepared statements in one transaction; stamps one millisecond apart in the past.
-const seedStart = performance.now()
-const base = Date.now() - COUNT * 10
-const stamp = (i, k) => new Date(base + i * 10 + k).toISOString()
-const random = (min, max) => min + Math.random() * (max - min)
-const userIds = []
-const stamps = {users: [], trips: [], beacons: [], events: []}
-const STATUSES = ['pending', 'started', 'approaching', 'arrived', 'completed', 'canceled', 'expired']
-const db = store.sqlite
-db.transaction(() => {
-  const user = db.prepare(`INSERT INTO users (id, live, user_id, device_id, lng, lat, location_accuracy, foreground, stopped, device_type, metadata, context, created_at, updated_at)
-    VALUES (?, 0, ?, ?, ?, ?, 10, 1, 0, 'iOS', '{"plan":"pro"}', '{"geofences":[]}', ?, ?)`)
-  const trip = db.prepare(`INSERT INTO trips (id, live, external_id, user_ref, user_id, mode, destination_geofence_tag, destination_geofence_external_id,
-    destination_lng, destination_lat, metadata, status, delayed, created_at, updated_at)
-    VALUES (?, 0, ?, ?, ?, 'car', 'store', ?, 7.42, 43.73, '{"items":3}', ?, 0, ?, ?)`)
-  const location = db.prepare('INSERT INTO trip_locations (trip_id, lng, lat, updated_at) VALUES (?, ?, ?, ?)')
-  const beacon = db.prepare(`INSERT INTO beacons (id, live, tag, external_id, description, type, uuid, major, minor, lng, lat, enabled, metadata, created_at, updated_at)
-    VALUES (?, 0, 'bench', ?, ?, 'ibeacon', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', ?, '1', ?, ?, 1, NULL, ?, ?)`)
-  const event = db.prepare(`INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)`)
-  for (let i = 0; i < COUNT; i++) {
-    const uid = newId()
-    const lng = random(7.40, 7.44)
-    const lat = random(43.72, 43.76)
-    user.run(uid, `user-${i}`, `device-${i}`, lng, lat, stamp(i, 0), stamp(i, 0))
-    userIds.push(`user-${i}`)
-    const tid = newId()
-    trip.run(tid, `order-${i}`, uid, `user-${i}`, String(i % 500), STATUSES[i % STATUSES.length], stamp(i, 1), stamp(i, 1))
-    for (let k = 0; k < 3; k++) location.run(tid, lng + k / 1000, lat, stamp(i, 1))
-    beacon.run(newId(), `b-${i}`, `Beacon ${i}`, String(i % 65536), lng, lat, stamp(i, 2), stamp(i, 2))
-    event.run(newId(), i % 3 ? 'user.entered_geofence' : 'conversion', uid, `user-${i}`, JSON.stringify({name: 'checkout', revenue: 10}), stamp(i, 3), stamp(i, 3))
-    for (const [name, k] of [['users', 0], ['trips', 1], ['beacons', 2], ['events', 3]]) stamps[name].push(stamp(i, k))
+  // Seed with prepared statements in one transaction; stamps one millisecond apart in the past.
+  const seedStart = performance.now()
+  const base = Date.now() - COUNT * 10
+  const stamp = (i, k) => new Date(base + i * 10 + k).toISOString()
+  const random = (min, max) => min + Math.random() * (max - min)
+  const userIds = []
+  const stamps = {users: [], trips: [], beacons: [], events: []}
+  const STATUSES = ['pending', 'started', 'approaching', 'arrived', 'completed', 'canceled', 'expired']
+  const db = store.sqlite
+  db.transaction(() => {
+    const user = db.prepare(`INSERT INTO users (id, live, user_id, device_id, lng, lat, location_accuracy, foreground, stopped, device_type, metadata, context, created_at, updated_at)
+      VALUES (?, 0, ?, ?, ?, ?, 10, 1, 0, 'iOS', '{"plan":"pro"}', '{"geofences":[]}', ?, ?)`)
+    const trip = db.prepare(`INSERT INTO trips (id, live, external_id, user_ref, user_id, mode, destination_geofence_tag, destination_geofence_external_id,
+      destination_lng, destination_lat, metadata, status, delayed, created_at, updated_at)
+      VALUES (?, 0, ?, ?, ?, 'car', 'store', ?, 7.42, 43.73, '{"items":3}', ?, 0, ?, ?)`)
+    const location = db.prepare('INSERT INTO trip_locations (trip_id, lng, lat, updated_at) VALUES (?, ?, ?, ?)')
+    const beacon = db.prepare(`INSERT INTO beacons (id, live, tag, external_id, description, type, uuid, major, minor, lng, lat, enabled, metadata, created_at, updated_at)
+      VALUES (?, 0, 'bench', ?, ?, 'ibeacon', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', ?, '1', ?, ?, 1, NULL, ?, ?)`)
+    const event = db.prepare(`INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)`)
+    for (let i = 0; i < COUNT; i++) {
+      const uid = newId()
+      const lng = random(7.40, 7.44)
+      const lat = random(43.72, 43.76)
+      user.run(uid, `user-${i}`, `device-${i}`, lng, lat, stamp(i, 0), stamp(i, 0))
+      userIds.push(`user-${i}`)
+      const tid = newId()
+      trip.run(tid, `order-${i}`, uid, `user-${i}`, String(i % 500), STATUSES[i % STATUSES.length], stamp(i, 1), stamp(i, 1))
+      for (let k = 0; k < 3; k++) location.run(tid, lng + k / 1000, lat, stamp(i, 1))
+      beacon.run(newId(), `b-${i}`, `Beacon ${i}`, String(i % 65536), lng, lat, stamp(i, 2), stamp(i, 2))
+      event.run(newId(), i % 3 ? 'user.entered_geofence' : 'conversion', uid, `user-${i}`, JSON.stringify({name: 'checkout', revenue: 10}), stamp(i, 3), stamp(i, 3))
+      for (const [name, k] of [['users', 0], ['trips', 1], ['beacons', 2], ['events', 3]]) stamps[name].push(stamp(i, k))
+    }
+  })()
+  const seedS = (performance.now() - seedStart) / 1000
+
+  const server = await startServer({config, store, log: createLogger('silent')})
+  const memory = peakRss()
+  process.send({url: server.url, sk, pk, seedS, userIds, stamps})
+  process.on('message', async () => {
+    process.send({peakMb: memory.stop()})
+    await server.close()
+    await store.close()
+    rmSync(dataDir, {recursive: true, force: true})
+    process.exit(0)
+  })
+} else {
+  await measure()
+}
+
+async function measure() {
+  const child = fork(fileURLToPath(import.meta.url), {env: {...process.env, BENCH_ROLE: 'server'}})
+  const next = () => new Promise((resolve) => child.once('message', resolve))
+  const {url, sk, pk, seedS, userIds, stamps} = await next()
+  const pick = (list) => list[Math.floor(Math.random() * list.length)]
+  const n = () => Math.floor(Math.random() * COUNT)
+  let serial = 0
+  const get = (path) => ({setupRequest: (req) => ({...req, path: path()})})
+  const requests = {
+    health: {path: '/health'},
+    userGet: get(() => `/v1/users/${pick(userIds)}`),
+    userList: get(() => `/v1/users?limit=100&updatedBefore=${pick(stamps.users.slice(100))}`),
+    tripGet: get(() => `/v1/trips/order-${n()}`),
+    tripList: get(() => `/v1/trips?limit=100&updatedBefore=${pick(stamps.trips.slice(100))}`),
+    tripListFiltered: get(() => `/v1/trips?limit=100&status=started,approaching&includeLocations=true&updatedBefore=${pick(stamps.trips.slice(1000))}`),
+    beaconGet: get(() => `/v1/beacons/bench/b-${n()}`),
+    beaconList: get(() => `/v1/beacons?limit=100&createdBefore=${pick(stamps.beacons.slice(100))}`),
+    eventList: get(() => `/v1/events?limit=100&createdBefore=${pick(stamps.events.slice(100))}`),
+    tripCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/trips',
+      body: JSON.stringify({externalId: `new-${serial++}`, userId: pick(userIds), mode: 'bike', metadata: {items: 2}})})},
+    eventCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/events',
+      body: JSON.stringify({name: 'checkout', revenue: 12.5, userId: pick(userIds)})})},
+    beaconUpsert: {method: 'PUT', setupRequest: (req) => {
+      const i = Math.floor(Math.random() * COUNT * 1.1)
+      return {...req, path: `/v1/beacons/bench/b-${i}`, body: JSON.stringify({description: `Beacon ${i}`, type: 'ibeacon', uuid: 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', major: '1', minor: '2', coordinates: [7.42, 43.73]})}
+    }},
   }
-})()
-const seedS = (performance.now() - seedStart) / 1000
 
-const server = await startServer({config, store, log: createLogger('silent')})
-const pick = (list) => list[Math.floor(Math.random() * list.length)]
-const n = () => Math.floor(Math.random() * COUNT)
-let serial = 0
-const get = (path) => ({setupRequest: (req) => ({...req, path: path()})})
-const requests = {
-  health: {path: '/health'},
-  userGet: get(() => `/v1/users/${pick(userIds)}`),
-  userList: get(() => `/v1/users?limit=100&updatedBefore=${pick(stamps.users.slice(100))}`),
-  tripGet: get(() => `/v1/trips/order-${n()}`),
-  tripList: get(() => `/v1/trips?limit=100&updatedBefore=${pick(stamps.trips.slice(100))}`),
-  tripListFiltered: get(() => `/v1/trips?limit=100&status=started,approaching&includeLocations=true&updatedBefore=${pick(stamps.trips.slice(1000))}`),
-  beaconGet: get(() => `/v1/beacons/bench/b-${n()}`),
-  beaconList: get(() => `/v1/beacons?limit=100&createdBefore=${pick(stamps.beacons.slice(100))}`),
-  eventList: get(() => `/v1/events?limit=100&createdBefore=${pick(stamps.events.slice(100))}`),
-  tripCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/trips',
-    body: JSON.stringify({externalId: `new-${serial++}`, userId: pick(userIds), mode: 'bike', metadata: {items: 2}})})},
-  eventCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/events',
-    body: JSON.stringify({name: 'checkout', revenue: 12.5, userId: pick(userIds)})})},
-  beaconUpsert: {method: 'PUT', setupRequest: (req) => {
-    const i = Math.floor(Math.random() * COUNT * 1.1)
-    return {...req, path: `/v1/beacons/bench/b-${i}`, body: JSON.stringify({description: `Beacon ${i}`, type: 'ibeacon', uuid: 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', major: '1', minor: '2', coordinates: [7.42, 43.73]})}
-  }},
+  const run = (request, connections, s = seconds) => load({url: url, headers: {authorization: sk, 'content-type': 'application/json'}, seconds: s, connections, requests: [request]})
+  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList']) await run(requests[name], LATENCY, 1) // warm up
+
+  const r = {}
+  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList']) r[name] = await run(requests[name], LATENCY)
+  r.healthBusy = await run(requests.health, THROUGHPUT)
+  for (const name of ['tripCreate', 'eventCreate', 'beaconUpsert']) r[name] = await run(requests[name], THROUGHPUT)
+  child.send('stop')
+  const {peakMb} = await next()
+
+  const rows = [
+    {name: `GET /health (${LATENCY} conn) req/s`, value: r.health.rps},
+    {name: 'GET /health p50 / p99', value: `${r.health.p50} / ${r.health.p99}`, unit: 'ms'},
+  ]
+  const latency = (label, x, target) => {
+    rows.push({name: `${label} p50`, value: x.p50, unit: 'ms', target: `≤ ${target} ms`, ok: x.p50 <= target})
+    rows.push({name: `${label} p99 · req/s · vs health`, value: `${x.p99} · ${Math.round(x.rps)} · ${((x.rps / r.health.rps) * 100).toFixed(0)} %`})
+  }
+  latency('user get by userId', r.userGet, 2)
+  latency('users list of 100', r.userList, 10)
+  latency('trip get by externalId', r.tripGet, 2)
+  latency('trips list of 100', r.tripList, 10)
+  latency('trips list, status+locations', r.tripListFiltered, 10)
+  latency('beacon get by tag/externalId', r.beaconGet, 2)
+  latency('beacons list of 100', r.beaconList, 10)
+  latency('events list of 100', r.eventList, 10)
+  rows.push({name: `GET /health (${THROUGHPUT} conn) req/s`, value: r.healthBusy.rps})
+  const writes = (label, x) => {
+    rows.push({name: `${label} req/s`, value: x.rps, target: '≥ 1,000/s', ok: x.rps >= 1000})
+    rows.push({name: `${label} p50 / p99 · vs health`, value: `${x.p50} / ${x.p99} · ${((x.rps / r.healthBusy.rps) * 100).toFixed(0)} %`, unit: 'ms'})
+  }
+  writes('POST /v1/trips', r.tripCreate)
+  writes('POST /v1/events', r.eventCreate)
+  writes('PUT /v1/beacons/:tag/:ext', r.beaconUpsert)
+  rows.push({name: 'peak RSS of the server', value: peakMb, unit: 'MB'})
+
+  report(`bench/data-resources — ${COUNT.toLocaleString('en-US')} each of users, trips (3 locations each), beacons, events (seeded in ${seedS.toFixed(1)} s), ${seconds} s per run, loopback`, rows)
 }
-
-const run = (request, connections, s = seconds) => load({url: server.url, headers: {authorization: sk, 'content-type': 'application/json'}, seconds: s, connections, requests: [request]})
-for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList']) await run(requests[name], LATENCY, 1) // warm up
-
-const r = {}
-for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList']) r[name] = await run(requests[name], LATENCY)
-r.healthBusy = await run(requests.health, THROUGHPUT)
-for (const name of ['tripCreate', 'eventCreate', 'beaconUpsert']) r[name] = await run(requests[name], THROUGHPUT)
-const peakMb = memory.stop()
-
-const rows = [
-  {name: `GET /health (${LATENCY} conn) req/s`, value: r.health.rps},
-  {name: 'GET /health p50 / p99', value: `${r.health.p50} / ${r.health.p99}`, unit: 'ms'},
-]
-const latency = (label, x, target) => {
-  rows.push({name: `${label} p50`, value: x.p50, unit: 'ms', target: `≤ ${target} ms`, ok: x.p50 <= target})
-  rows.push({name: `${label} p99 · req/s · vs health`, value: `${x.p99} · ${Math.round(x.rps)} · ${((x.rps / r.health.rps) * 100).toFixed(0)} %`})
-}
-latency('user get by userId', r.userGet, 2)
-latency('users list of 100', r.userList, 10)
-latency('trip get by externalId', r.tripGet, 2)
-latency('trips list of 100', r.tripList, 10)
-latency('trips list, status+locations', r.tripListFiltered, 10)
-latency('beacon get by tag/externalId', r.beaconGet, 2)
-latency('beacons list of 100', r.beaconList, 10)
-latency('events list of 100', r.eventList, 10)
-rows.push({name: `GET /health (${THROUGHPUT} conn) req/s`, value: r.healthBusy.rps})
-const writes = (label, x) => {
-  rows.push({name: `${label} req/s`, value: x.rps, target: '≥ 1,000/s', ok: x.rps >= 1000})
-  rows.push({name: `${label} p50 / p99 · vs health`, value: `${x.p50} / ${x.p99} · ${((x.rps / r.healthBusy.rps) * 100).toFixed(0)} %`, unit: 'ms'})
-}
-writes('POST /v1/trips', r.tripCreate)
-writes('POST /v1/events', r.eventCreate)
-writes('PUT /v1/beacons/:tag/:ext', r.beaconUpsert)
-rows.push({name: 'peak RSS (server + generator)', value: peakMb, unit: 'MB'})
-
-report(`bench/data-resources — ${COUNT.toLocaleString('en-US')} each of users, trips (3 locations each), beacons, events (seeded in ${seedS.toFixed(1)} s), ${seconds} s per run, loopback`, rows)
-
-await server.close()
-await store.close()
-rmSync(dataDir, {recursive: true, force: true})
