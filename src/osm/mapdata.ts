@@ -63,12 +63,20 @@ export function openMapData(dataDir: string, opts: {checkMs?: number} = {}): Map
     }
   }
 
-  const open = (name: string): Database.Database | undefined => {
+  const open = (name: string, retry = true): Database.Database | undefined => {
     const entry = manifest.regions[name]
     if (!entry) return undefined
     let db = handles.get(name)
     if (!db) {
-      db = new Database(path.join(mapDir(dataDir), entry.file), {readonly: true, fileMustExist: true})
+      try {
+        db = new Database(path.join(mapDir(dataDir), entry.file), {readonly: true, fileMustExist: true})
+      } catch (error) {
+        // An import committed and swept the file since the last check: look again.
+        if (!retry) throw error
+        checkedAt = -Infinity
+        refresh()
+        return open(name, false)
+      }
       handles.set(name, db)
     }
     return db

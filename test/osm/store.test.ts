@@ -104,4 +104,15 @@ describe('map store: regions and atomic replacement', () => {
     expect(map.all().map((a) => a.region.name)).toEqual(['monaco'])
     map.close()
   })
+
+  it('a reader that had not opened a region yet follows a swap that happened between its checks', async () => {
+    const dataDir = fresh()
+    await importOsm(MONACO, {dataDir})
+    const map = openMapData(dataDir, {checkMs: 60_000})
+    expect(map.regions().map((r) => r.name)).toEqual(['monaco']) // manifest read, no file opened
+    await importOsm(MONACO, {dataDir}) // the file the reader knows about is now deleted
+    const db = map.db('monaco')!
+    expect(path.basename(db.name)).toBe(readManifest(dataDir).regions.monaco.file)
+    map.close()
+  })
 })
