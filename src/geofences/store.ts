@@ -1,4 +1,4 @@
-import {sql, type Insertable, type Kysely, type Selectable} from 'kysely'
+import {CompiledQuery, sql, type Insertable, type Kysely, type Selectable} from 'kysely'
 import type {Database, GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
@@ -19,7 +19,7 @@ export class DuplicateGeofenceError extends Error {
 }
 
 /** The columns an upsert writes: everything but `id`, `live` and `created_at`. */
-function contentColumns(input: GeofenceInput) {
+function contentColumns(input: GeofenceInput, updatedAt: string) {
   const {shape} = input
   return {
     tag: input.tag ?? null,
@@ -46,7 +46,7 @@ function contentColumns(input: GeofenceInput) {
     min_lat: shape.bbox.minLat,
     max_lng: shape.bbox.maxLng,
     max_lat: shape.bbox.maxLat,
-    updated_at: nowIso(),
+    updated_at: updatedAt,
   } satisfies Partial<Insertable<GeofenceTable>>
 }
 
@@ -63,7 +63,7 @@ async function guardUnique<T>(input: GeofenceInput, write: () => Promise<T>): Pr
 
 /** Creates a geofence; a `tag`+`externalId` pair that already exists throws DuplicateGeofenceError. */
 export async function createGeofence(db: Db, live: boolean, input: GeofenceInput): Promise<GeofenceRow> {
-  const content = contentColumns(input)
+  const content = contentColumns(input, nowIso())
   return guardUnique(input, () =>
     db.insertInto('geofences')
       .values({id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at})
@@ -73,21 +73,31 @@ export async function createGeofence(db: Db, live: boolean, input: GeofenceInput
 
 /**
  * Creates or replaces the geofence with this `tag` and `externalId` in one statement (so two
- * concurrent upserts cannot both create). An update keeps `_id` and `createdAt`.
+ * concurrent upserts cannot both create). An update keeps `_id` and `createdAt`. The hottest write
+ * (API and sync upserts), so its SQL is written once here instead of built per call.
  */
 export async function upsertGeofenceByKey(db: Db, live: boolean, tag: string, externalId: string, input: GeofenceInput): Promise<GeofenceRow> {
-  const content = contentColumns({...input, tag, externalId})
-  const {tag: _t, external_id: _e, ...changed} = content
-  return db.insertInto('geofences')
-    .values({id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at})
-    .onConflict((oc) => oc.columns(['live', 'tag', 'external_id']).where('external_id', 'is not', null).doUpdateSet(changed))
-    .returningAll()
-    .executeTakeFirstOrThrow()
+  const content = contentColumns({...input, tag, externalId}, nowIso())
+  const row: Insertable<GeofenceTable> = {id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at}
+  const params = UPSERT_COLUMNS.map((column) => row[column])
+  const result = await db.executeQuery<GeofenceRow>(CompiledQuery.raw(UPSERT_SQL, params as unknown[]))
+  return result.rows[0]
+}
+
+const UPSERT_COLUMNS = Object.keys({id: '', live: 0, ...contentColumns(placeholderInput(), ''), created_at: ''}) as Array<keyof GeofenceTable>
+const UPSERT_SQL = `insert into geofences (${UPSERT_COLUMNS.join(', ')}) values (${UPSERT_COLUMNS.map(() => '?').join(', ')})
+  on conflict (live, tag, external_id) where external_id is not null
+  do update set ${UPSERT_COLUMNS.filter((c) => !['id', 'live', 'created_at', 'tag', 'external_id'].includes(c)).map((c) => `${c} = excluded.${c}`).join(', ')}
+  returning *`
+
+function placeholderInput(): GeofenceInput {
+  const shape = {geometry: {type: 'Polygon' as const, coordinates: []}, center: [0, 0] as [number, number], radius: 0, bbox: {minLng: 0, minLat: 0, maxLng: 0, maxLat: 0}}
+  return {description: '', type: 'circle', shape, enabled: true}
 }
 
 /** Replaces the geofence with this `_id`; null when there is none in this environment. */
 export async function updateGeofenceById(db: Db, live: boolean, id: string, input: GeofenceInput): Promise<GeofenceRow | null> {
-  const content = contentColumns(input)
+  const content = contentColumns(input, nowIso())
   const row = await guardUnique(input, () =>
     db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0)
       .returningAll().executeTakeFirst())

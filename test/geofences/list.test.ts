@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {createGeofence} from '../../src/geofences/store.js'
 import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {geofenceJson, geofenceJsonText} from '../../src/geofences/json.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 let s: TestServer
@@ -55,6 +56,9 @@ describe('GET /v1/geofences filters', () => {
     expect(g.geometry.type).toBe('Polygon')
     expect(g.metadata).toEqual({geometry: '\u0000geometry', '"geometry"': 1})
     expect(g.description).toBe('say "geometry":"\u0000geometry"')
+    const row = await s.store.db.selectFrom('geofences').selectAll().where('id', '=', g._id).executeTakeFirstOrThrow()
+    expect(JSON.parse(geofenceJsonText(row))).toEqual(geofenceJson(row))
+    expect(geofenceJson(row)).toEqual(g)
     await s.call('DELETE', '/v1/geofences/tricky/one', {key: sk})
   })
 

@@ -1,10 +1,10 @@
-import type {Request} from 'express'
+import type {Request, Response} from 'express'
 import {z} from 'zod'
 import {geofenceInputSchema, type GeofenceInput} from '../../geofences/input.js'
-import {geofenceJson, geofenceJsonText} from '../../geofences/json.js'
+import {geofenceJsonText} from '../../geofences/json.js'
 import {
   createGeofence, deleteGeofence, DuplicateGeofenceError, getGeofence, listGeofences,
-  type GeofenceRef, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
+  type GeofenceRef, type GeofenceRow, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
 } from '../../geofences/store.js'
 import {userJson} from '../../users/json.js'
 import {errors} from '../errors.js'
@@ -18,7 +18,20 @@ const param = (req: Request, name: string) => String(req.params[name])
 const refOf = (req: Request): GeofenceRef =>
   'externalId' in req.params ? {tag: param(req, 'tag'), externalId: param(req, 'externalId')} : {id: param(req, 'id')}
 
-const one = (row: Parameters<typeof geofenceJson>[0]) => ({meta: {code: 200}, geofence: geofenceJson(row)})
+/**
+ * `{meta: {code: 200}, geofence}` and the list body are written as text around each stored
+ * geometry, so geometries are never parsed and re-serialised on the way out. Sent as one string
+ * with its length, like `sendJson` (send.ts), so headers and body leave in one write.
+ */
+function sendText(res: Response, text: string): undefined {
+  res.statusCode = 200
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.setHeader('Content-Length', Buffer.byteLength(text))
+  res.end(text)
+  return undefined
+}
+
+const sendOne = (res: Response, row: GeofenceRow) => sendText(res, `{"meta":{"code":200},"geofence":${geofenceJsonText(row)}}`)
 
 async function conflictAs409<T>(write: () => Promise<T>): Promise<T> {
   try {
@@ -39,13 +52,13 @@ export function geofencesRoutes(api: Api): void {
     const {tag, externalId, ...page} = parse(listQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
     const {rows, hasMore} = await listGeofences(db, res.locals.auth.live, page, filters)
-    // pageBody's shape, written as text so stored geometries are not parsed and re-serialised
-    res.type('application/json').send(`{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
+    // pageBody's shape
+    return sendText(res, `{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
   })
 
   api.route('post', '/geofences', S, async (req, res) => {
     const body = input(req)
-    return one(await conflictAs409(() => createGeofence(db, res.locals.auth.live, body)))
+    return sendOne(res, await conflictAs409(() => createGeofence(db, res.locals.auth.live, body)))
   })
 
   // Three segments before two, so `/:tag/:externalId/users` is never read as a geofence.
@@ -60,20 +73,20 @@ export function geofencesRoutes(api: Api): void {
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req, res) => {
     const body = input(req)
-    return one(await upsertGeofenceByKey(db, res.locals.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
+    return sendOne(res, await upsertGeofenceByKey(db, res.locals.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
   })
 
   api.route('put', '/geofences/:id', S, async (req, res) => {
     const row = await conflictAs409(() => updateGeofenceById(db, res.locals.auth.live, param(req, 'id'), input(req)))
     if (!row) throw errors.notFound('geofence')
-    return one(row)
+    return sendOne(res, row)
   })
 
   for (const path of ['/geofences/:tag/:externalId', '/geofences/:id']) {
     api.route('get', path, S, async (req, res) => {
       const row = await getGeofence(db, res.locals.auth.live, refOf(req))
       if (!row) throw errors.notFound('geofence')
-      return one(row)
+      return sendOne(res, row)
     })
     api.route('delete', path, S, async (req, res) => {
       if (!(await deleteGeofence(db, res.locals.auth.live, refOf(req)))) throw errors.notFound('geofence')
