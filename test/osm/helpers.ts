@@ -6,10 +6,8 @@ import Database from 'better-sqlite3'
 import {readManifest} from '../../src/osm/index.js'
 
 export const MONACO = path.resolve('data/monaco.osm.pbf')
-/** The shared extracts live beside the repo; tests that need them skip when it is absent. */
-export const SHARED = path.resolve('../shared/data/osm')
-export const HAS_SHARED = existsSync(path.join(SHARED, 'liechtenstein.osm.pbf'))
-export const shared = (name: string) => path.join(SHARED, name)
+/** Copies of small extracts from the shared data set (see test/fixtures/osm/README.md). */
+export const fixture = (name: string) => path.resolve('test/fixtures/osm', name)
 
 export const tempDataDir = () => mkdtempSync(path.join(os.tmpdir(), 'loc-osm-'))
 

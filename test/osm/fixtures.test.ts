@@ -1,9 +1,9 @@
 import {rmSync} from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
 import {importOsm} from '../../src/osm/index.js'
-import {HAS_SHARED, count, openRegion, shared, tempDataDir} from './helpers.js'
+import {count, fixture, openRegion, tempDataDir} from './helpers.js'
 
-// These use the extracts in ../shared/data/osm (figures from its README) and skip without them.
+// Extracts copied from the shared data set; the expected figures are its README's osmium counts.
 const dirs: string[] = []
 const fresh = () => {
   const d = tempDataDir()
@@ -14,10 +14,10 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, {recursive: true, force: true})
 })
 
-describe.skipIf(!HAS_SHARED)('import liechtenstein.osm.pbf', () => {
+describe('import liechtenstein.osm.pbf', () => {
   it('agrees with osmium and assembles the admin hierarchy: country, 2 Wahlkreise, 11 municipalities', async () => {
     const dataDir = fresh()
-    const r = await importOsm(shared('liechtenstein.osm.pbf'), {dataDir})
+    const r = await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir})
     expect(r.read).toMatchObject({
       nodes: 295_005, ways: 29_874, relations: 884,
       addr: {n: 243, w: 3_247, r: 7}, poi: {n: 304, w: 153, r: 1}, brand: 13,
@@ -53,13 +53,13 @@ describe.skipIf(!HAS_SHARED)('import liechtenstein.osm.pbf', () => {
   })
 })
 
-describe.skipIf(!HAS_SHARED)('unsorted files', () => {
+describe('unsorted files', () => {
   // quirks/ holds the original bytes of two files the README re-sorted with osmium: Baltimore has
   // relations before ways, Columbus has ids out of order. Both must build exactly what the sorted copies build.
   for (const name of ['baltimore-md-us', 'columbus-oh-us-roads']) {
     it(`${name}: the unsorted original imports to the same model as the sorted copy`, async () => {
-      const sorted = await importOsm(shared(`${name}.osm.pbf`), {dataDir: fresh()})
-      const unsorted = await importOsm(shared(`quirks/${name}.unsorted.osm.pbf`), {dataDir: fresh()})
+      const sorted = await importOsm(fixture(`${name}.osm.pbf`), {dataDir: fresh()})
+      const unsorted = await importOsm(fixture(`quirks/${name}.unsorted.osm.pbf`), {dataDir: fresh()})
       expect(unsorted.region).toBe(name)
       expect(unsorted.read).toEqual(sorted.read)
       expect(unsorted.built).toEqual(sorted.built)
