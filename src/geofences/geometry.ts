@@ -19,8 +19,8 @@ export const CIRCLE_STEPS = 64
 export const RING_MIN = 4
 export const RING_MAX = 2000
 
-/** 7 decimals is ~1 cm: plenty for a geofence and a third shorter than full doubles in JSON. */
-const round = (n: number) => Math.round(n * 1e7) / 1e7
+/** 6 decimals is ~11 cm: plenty for a geofence, and half the JSON of full doubles. */
+const round = (n: number) => Math.round(n * 1e6) / 1e6
 
 export function isPosition(value: unknown): value is Position {
   return Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === 'number' && Number.isFinite(n))

@@ -143,7 +143,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('trips_live_created').on('trips').columns(['live', 'created_at', 'id']).execute()
   // the expiry job: open trips by status, oldest update first
   await db.schema.createIndex('trips_status_updated').on('trips').columns(['status', 'live', 'updated_at']).execute()
-  await db.schema.createIndex('trips_live_ext').on('trips').columns(['live', 'external_id', 'created_at']).execute()
+  await db.schema.createIndex('trips_live_ext').on('trips').columns(['live', 'external_id', 'created_at', 'id']).execute()
+  await db.schema.createIndex('trips_live_user_id').on('trips').columns(['live', 'user_id']).execute()
   await db.schema.createIndex('trips_user_ref').on('trips').column('user_ref').execute()
 
   await db.schema.createTable('trip_locations')
@@ -166,6 +167,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('actual_created_at', text, (c) => c.notNull())
     .execute()
   await db.schema.createIndex('events_live_created').on('events').columns(['live', 'created_at', 'id']).execute()
+  await db.schema.createIndex('events_live_user_id').on('events').columns(['live', 'user_id']).execute()
+  await db.schema.createIndex('events_user_ref').on('events').column('user_ref').execute()
 
   await db.schema.createTable('geofence_presence')
     .addColumn('user_ref', text, (c) => c.notNull().references('users.id').onDelete('cascade'))
