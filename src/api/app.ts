@@ -1,44 +1,44 @@
-import express, {type Express} from 'express'
-import {createApi, type AppContext} from './router.js'
+import {createServer, type Server} from 'node:http'
+import express from 'express'
 import {createMetrics} from './metrics.js'
 import {corsFor} from './middleware/cors.js'
-import {errorHandler, notFound} from './middleware/errors.js'
-import {observe} from './middleware/observe.js'
+import {errorHandler, errorSender, notFound} from './middleware/errors.js'
+import {observer, type Observed} from './middleware/observe.js'
+import {type AppContext, createApi} from './router.js'
 import {routeGroups} from './routes/index.js'
 import {sendJson} from './send.js'
 
 export const VERSION = '0.1.0'
 
-/** The HTTP app: cross-cutting middleware, `/health`, `/metrics`, then `/v1`; every error leaves as JSON. */
-export function createApp(ctx: AppContext): Express {
+/**
+ * The HTTP server: every request gets an id, metrics and a log line, and CORS on `/v1`; then the
+ * API dispatcher (router.ts) takes `/v1` routes and express the rest (`/health`, `/metrics`, JSON
+ * 404s). Every error leaves as JSON.
+ */
+export function createHttpServer(ctx: AppContext): Server {
   const {config, log} = ctx
+  const metrics = createMetrics()
+  const observe = observer(log, metrics)
+  const cors = corsFor(config.cors.origins)
+  const {api, handle} = createApi(ctx)
+  for (const register of routeGroups) register(api)
+
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  app.set('query parser', 'extended')
   app.set('trust proxy', config.server.trustProxy)
-
-  const metrics = createMetrics()
-  app.use(observe(log, metrics))
-  app.use('/v1', corsFor(config.cors.origins))
-  const limit = config.server.bodyLimitBytes
-  const json = express.json({limit, type: ['application/json', 'application/*+json']})
-  const form = express.urlencoded({limit, extended: true})
-  // GETs carry no body (clients may still send Content-Type: application/json): skip the parsers
-  app.use((req, res, next) => (req.method === 'GET' ? next() : json(req, res, (error?: unknown) => (error ? next(error) : form(req, res, next)))))
-
   app.get('/health', (_req, res) => {
     sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION})
   })
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+    res.type(metrics.contentType).send(await metrics.text())
   })
-
-  const {api, router} = createApi(ctx)
-  for (const register of routeGroups) register(api)
-  app.use('/v1', router)
-
   app.use(notFound)
-  app.use(errorHandler(log, limit))
-  return app
+  app.use(errorHandler(errorSender(log, config.server.bodyLimitBytes)))
+
+  return createServer((req, res: Observed) => {
+    observe(req, res)
+    if (req.url?.startsWith('/v1') && cors(req, res)) return
+    if (!handle(req, res)) app(req, res)
+  })
 }

@@ -1,13 +1,20 @@
-import {type Request, type Response, Router} from 'express'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import bodyParser from 'body-parser'
+import FindMyWay, {type HTTPMethod} from 'find-my-way'
+import proxyAddr from 'proxy-addr'
+import qs from 'qs'
 import type {Config, RateLimitGroup} from '../config/index.js'
 import type {Logger} from '../log.js'
 import type {MapData} from '../osm/index.js'
 import type {Store} from '../store/db.js'
-import {type AuthLevel, keyOf, requireKey} from './middleware/auth.js'
+import {type AuthLevel, authenticate, keyOf, type KeySource} from './middleware/auth.js'
+import {errorSender} from './middleware/errors.js'
+import type {Observed} from './middleware/observe.js'
 import {limiterFor} from './middleware/rate-limit.js'
-import {sendJson} from './send.js'
+import type {ApiRequest} from './request.js'
+import {JsonText, sendJson, sendText} from './send.js'
 
-/** What route handlers may reach. Domains are called with what they need from here, never with `req`. */
+/** What route handlers may reach. Domains are called with what they need from here, never with a request. */
 export interface AppContext {
   config: Config
   store: Store
@@ -20,11 +27,14 @@ export interface RouteOptions {
   auth: AuthLevel
   limit: RateLimitGroup
   /** Where the key is read from; default the `Authorization` header. */
-  key?: typeof keyOf
+  key?: KeySource
 }
 
-/** A handler returns the JSON body (with `meta`); returning undefined means it answered itself. */
-export type Handler = (req: Request, res: Response) => unknown
+/**
+ * A handler returns the JSON body (with `meta`; its `meta.code` is the status) or a `JsonText`;
+ * returning undefined means it wrote the response itself (binary bodies such as map images).
+ */
+export type Handler = (req: ApiRequest, res: ServerResponse) => unknown
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
@@ -33,26 +43,106 @@ export interface Api {
   route(method: Method, path: string, options: RouteOptions, handler: Handler): void
 }
 
-/** Wires each route as: rate limit → authenticate → handler → JSON. One limiter per group, shared by its routes. */
-export function createApi(ctx: AppContext, router: Router = Router()): {api: Api; router: Router} {
-  const limiters = new Map<string, ReturnType<typeof limiterFor>>()
-  const limiter = (group: RateLimitGroup, key: typeof keyOf) => {
-    const id = `${group}:${key === keyOf ? 'h' : 'q'}`
-    let handler = limiters.get(id)
-    if (!handler) limiters.set(id, (handler = limiterFor(group, ctx.config.rateLimits[group], key)))
-    return handler
+interface Route {
+  pattern: string
+  handler: Handler
+  level: AuthLevel
+  key: KeySource
+  limit: (req: ApiRequest, res: ServerResponse) => void
+}
+
+function send(res: ServerResponse, body: unknown): void {
+  if (body === undefined || res.headersSent) return
+  if (body instanceof JsonText) sendText(res, body.status, body.text)
+  else sendJson(res, (body as {meta?: {code?: number}}).meta?.code ?? 200, body)
+}
+
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>
+
+/**
+ * The `/v1` API on node:http: a radix-tree router (find-my-way) and one straight pipeline per
+ * request — authenticate → read the body → rate limit → handler → JSON. Express costs about four
+ * times a plain node:http server's CPU per request before any of our work (bench/http), so the API
+ * does not go through it; express serves the rest (health, metrics, unknown routes).
+ *
+ * `handle` returns false when no API route matches, leaving the request to the caller.
+ */
+export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessage, res: Observed): boolean} {
+  const {config, store, log} = ctx
+  const router = FindMyWay({ignoreTrailingSlash: true, ignoreDuplicateSlashes: true})
+  const limiters = new Map<RateLimitGroup, Route['limit']>()
+  const limiterOf = (group: RateLimitGroup) => {
+    let limiter = limiters.get(group)
+    if (!limiter) limiters.set(group, (limiter = limiterFor(group, config.rateLimits[group])))
+    return limiter
   }
+  const limitBytes = config.server.bodyLimitBytes
+  const json = bodyParser.json({limit: limitBytes, type: ['application/json', 'application/*+json']})
+  const form = bodyParser.urlencoded({limit: limitBytes, extended: true})
+  const readBody = (req: IncomingMessage, res: ServerResponse) =>
+    new Promise<unknown>((resolve, reject) => {
+      json(req, res, (error?: unknown) => {
+        if (error) return reject(error)
+        form(req, res, (error2?: unknown) => (error2 ? reject(error2) : resolve((req as {body?: unknown}).body)))
+      })
+    })
+  // as express's `trust proxy: true`: the left-most X-Forwarded-For address
+  const ipOf = config.server.trustProxy ? (req: IncomingMessage) => proxyAddr(req, () => true) : (req: IncomingMessage) => req.socket.remoteAddress ?? ''
+  const sendError = errorSender(log, limitBytes)
+
+  // Kept synchronous until something is truly asynchronous (a body to read, an async handler):
+  // a GET with a synchronous handler costs no promise and no extra tick.
+  function run(route: Route, params: Record<string, string>, req: IncomingMessage, res: Observed, path: string, search: string): void {
+    const request: ApiRequest = {
+      method: req.method!, path, params, query: search ? (qs.parse(search) as Record<string, unknown>) : EMPTY,
+      body: undefined, headers: req.headers, ip: ipOf(req), auth: undefined!, requestId: res.getHeader('X-Request-Id') as string,
+    }
+    const fail = (error: unknown) => sendError(error, request, res)
+    try {
+      request.auth = authenticate(store, route.level, route.key(request))
+      res.keyId = request.auth.id
+      if (request.method === 'GET') return respond(route, request, res)
+      readBody(req, res).then((body) => {
+        request.body = body
+        respond(route, request, res)
+      }, fail)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  function respond(route: Route, request: ApiRequest, res: Observed): void {
+    const fail = (error: unknown) => sendError(error, request, res)
+    try {
+      route.limit(request, res)
+      const body = route.handler(request, res)
+      if (body instanceof Promise) body.then((resolved) => send(res, resolved), fail)
+      else send(res, body)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
   const api: Api = {
     ctx,
     route(method, path, options, handler) {
-      const key = options.key ?? keyOf
-      router[method](path, limiter(options.limit, key), requireKey(ctx.store, options.auth, key), async (req, res) => {
-        const body = await handler(req, res)
-        if (body !== undefined && !res.headersSent) {
-          sendJson(res, (body as {meta?: {code?: number}}).meta?.code ?? 200, body)
-        }
-      })
+      const pattern = `/v1${path}`
+      const route: Route = {pattern, handler, level: options.auth, key: options.key ?? keyOf, limit: limiterOf(options.limit)}
+      router.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, route)
     },
   }
-  return {api, router}
+
+  return {
+    api,
+    handle(req, res) {
+      const url = req.url ?? '/'
+      const found = router.find(req.method as HTTPMethod, url)
+      if (!found) return false
+      const route = found.store as Route
+      res.routeLabel = route.pattern
+      const q = url.indexOf('?')
+      run(route, found.params as Record<string, string>, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1))
+      return true
+    },
+  }
 }

@@ -1,12 +1,19 @@
-import type {Response} from 'express'
+import type {ServerResponse} from 'node:http'
+
+/** A JSON body already written as text (lists splice stored JSON instead of parsing it). */
+export class JsonText {
+  constructor(readonly text: string, readonly status = 200) {}
+}
 
 /**
- * Sends a JSON body as one string. Express's `res.json` hands Node a Buffer, which Node cannot
- * join with the header block, so every response costs a second write (a writev); a string goes
- * out with the headers in one write. Measured: about a third more requests per second.
+ * Sends a JSON body as one string with its length: a string goes out with the header block in one
+ * write, where a Buffer (as express's `res.json` hands Node) costs a second one.
  */
-export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON.stringify(body))
+}
+
+export function sendText(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   res.setHeader('Content-Length', Buffer.byteLength(text))

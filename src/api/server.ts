@@ -1,6 +1,6 @@
 import type {Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {createApp} from './app.js'
+import {createHttpServer} from './app.js'
 import type {AppContext} from './router.js'
 
 export interface RunningServer {
@@ -11,9 +11,13 @@ export interface RunningServer {
 }
 
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
-  const app = createApp(ctx)
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(ctx.config.port, ctx.config.host, (error?: Error) => (error ? reject(error) : resolve(s)))
+  const server: Server = createHttpServer(ctx)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(ctx.config.port, ctx.config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   server.keepAliveTimeout = 5_000
   const {port} = server.address() as AddressInfo

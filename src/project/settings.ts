@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import '../zod-messages.js'
-import type {Store} from '../store/db.js'
+import {dataVersion, type Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 
 const flag = z.boolean()
@@ -42,13 +42,6 @@ export type Settings = {[K in SettingKey]: (typeof SETTINGS)[K]['default']}
 export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key)
 
 const cache = new WeakMap<Store, {version: number; byEnv: Map<boolean, Settings>}>()
-const versionStatements = new WeakMap<Store, {get(): unknown}>()
-
-function dataVersion(store: Store): number {
-  let statement = versionStatements.get(store)
-  if (!statement) versionStatements.set(store, (statement = store.sqlite.prepare('PRAGMA data_version').pluck()))
-  return statement.get() as number
-}
 
 /**
  * All settings of one environment, defaults filled in. Read on hot paths, so cached until the

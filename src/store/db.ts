@@ -65,3 +65,23 @@ export const toInt = (value: boolean | undefined | null): number | null =>
   value === undefined || value === null ? null : value ? 1 : 0
 export const toBool = (value: number | null | undefined): boolean | undefined =>
   value === null || value === undefined ? undefined : value === 1
+
+const versions = new WeakMap<Store, {statement: {get(): unknown}; value: number; readAt: number}>()
+/** How stale `dataVersion` may be: the pragma opens a read transaction, ~5 µs, too dear per request. */
+const VERSION_TTL_MS = 50
+
+/**
+ * SQLite's `PRAGMA data_version`, re-read at most every 50 ms: it moves when another connection
+ * (the CLI, another process) commits, never for this connection's own writes. Caches of hot rows
+ * key on it, so another process's change (a revoked key, a setting) shows within 50 ms.
+ */
+export function dataVersion(store: Store): number {
+  const now = Date.now()
+  let entry = versions.get(store)
+  if (!entry) versions.set(store, (entry = {statement: store.sqlite.prepare('PRAGMA data_version').pluck(), value: 0, readAt: -Infinity}))
+  if (now - entry.readAt >= VERSION_TTL_MS) {
+    entry.value = entry.statement.get() as number
+    entry.readAt = now
+  }
+  return entry.value
+}

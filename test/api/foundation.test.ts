@@ -34,12 +34,23 @@ describe('health, metrics and unknown routes', () => {
   })
 
   it('serves Prometheus metrics that count requests by route pattern', async () => {
+    const before = await (await fetch(`${s.url}/metrics`)).text()
+    const countOf = (text: string, labels: string) => Number(new RegExp(`loc_http_requests_total\\{${labels}\\} (\\d+)`).exec(text)?.[1] ?? 0)
+    const configOk = 'method="GET",route="/v1/config",status="200"'
+    const userMissing = 'method="GET",route="/v1/users/:id",status="404"'
     await s.call('GET', '/v1/config', {key: s.keys.testPk})
+    await s.call('GET', '/v1/config/', {key: s.keys.testPk})
+    await s.call('GET', '/v1/users/nobody-1', {key: s.keys.testSk})
+    await s.call('GET', '/v1/users/nobody-2', {key: s.keys.testSk})
     const r = await fetch(`${s.url}/metrics`)
     const text = await r.text()
     expect(r.headers.get('content-type')).toMatch(/text\/plain/)
-    expect(text).toMatch(/loc_http_requests_total\{method="GET",route="\/v1\/config",status="200"\} \d+/)
-    expect(text).toContain('loc_http_request_duration_seconds_bucket')
+    expect(countOf(text, configOk) - countOf(before, configOk)).toBe(2)
+    // ids never become labels: both misses count under the route pattern
+    expect(countOf(text, userMissing) - countOf(before, userMissing)).toBe(2)
+    expect(text).not.toContain('nobody')
+    expect(text).toMatch(/loc_http_request_duration_seconds_bucket\{method="GET",route="\/v1\/config",le="\+Inf"\} \d+/)
+    expect(text).toContain('process_cpu_seconds_total')
   })
 })
 

@@ -1,32 +1,23 @@
-import type {RequestHandler} from 'express'
 import {authenticateKey, type KeyIdentity} from '../../project/keys.js'
 import {getSettings} from '../../project/settings.js'
 import type {Store} from '../../store/db.js'
 import {errors} from '../errors.js'
+import type {ApiRequest} from '../request.js'
 
 /** P: publishable or secret key; S: secret key only. */
 export type AuthLevel = 'P' | 'S'
 
-declare module 'express-serve-static-core' {
-  interface Locals {
-    auth: KeyIdentity
-    requestId: string
-  }
-}
+/** Where a route reads its key from. */
+export type KeySource = (req: Pick<ApiRequest, 'headers' | 'query'>) => string | undefined
 
 /** The whole `Authorization` value is the key (no scheme word); static maps carry it in `publishableKey`. */
-export function keyOf(req: {get(name: string): string | undefined; query: unknown}): string | undefined {
-  return req.get('authorization')?.trim() || undefined
-}
+export const keyOf: KeySource = (req) => req.headers.authorization?.trim() || undefined
 
-export function requireKey(store: Store, level: AuthLevel, readKey = keyOf): RequestHandler {
-  return (req, res, next) => {
-    const key = readKey(req)
-    const identity = key ? authenticateKey(store, key) : null
-    if (!identity) return next(errors.unauthorized())
-    if (level === 'S' && identity.type !== 'secret') return next(errors.forbidden())
-    if (getSettings(store, identity.live)['project.disabled']) return next(errors.paymentRequired())
-    res.locals.auth = identity
-    next()
-  }
+/** The caller's identity at the route's level, or the 401/402/403 of the spec. */
+export function authenticate(store: Store, level: AuthLevel, key: string | undefined): KeyIdentity {
+  const identity = key ? authenticateKey(store, key) : null
+  if (!identity) throw errors.unauthorized()
+  if (level === 'S' && identity.type !== 'secret') throw errors.forbidden()
+  if (getSettings(store, identity.live)['project.disabled']) throw errors.paymentRequired()
+  return identity
 }

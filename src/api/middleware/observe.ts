@@ -1,32 +1,45 @@
 import {randomUUID} from 'node:crypto'
-import type {RequestHandler} from 'express'
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {Logger} from '../../log.js'
 import type {Metrics} from '../metrics.js'
 
 const SAFE_ID = /^[\w.:-]{1,128}$/
 
+/** The route pattern a request matched, for metrics labels; set by whoever routed it. */
+export interface Observed extends ServerResponse {
+  routeLabel?: string
+  /** The authenticated key's id, for the log line. */
+  keyId?: string
+}
+
 /**
- * The first middleware: gives every response an `X-Request-Id` (the caller's own when it is sane),
- * and on finish writes one structured log line and the metrics. The path is logged without its
- * query (static maps carry a key there) and headers are never logged.
+ * The first thing every request meets: gives the response an `X-Request-Id` (the caller's own when
+ * it is sane), and on finish writes one structured log line and the metrics. The path is logged
+ * without its query (static maps carry a key there) and headers are never logged. Returns the id.
  */
-export function observe(log: Logger, metrics: Metrics): RequestHandler {
+export function observer(log: Logger, metrics: Metrics): (req: IncomingMessage, res: Observed) => string {
   const logging = log.isLevelEnabled('info')
-  return (req, res, next) => {
-    const start = process.hrtime.bigint()
+  return (req, res) => {
+    const start = performance.now()
     const incoming = req.headers['x-request-id']
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID()
-    res.locals.requestId = id
     res.setHeader('X-Request-Id', id)
     res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9
-      // the route pattern, never the raw path: ids would explode the label set
-      const route = req.route ? req.baseUrl + String(req.route.path) : 'unmatched'
-      metrics.record(req.method, route, res.statusCode, seconds)
+      const ms = performance.now() - start
+      const route = res.routeLabel ?? routeOfExpress(req)
+      metrics.record(req.method!, route, res.statusCode, ms / 1000)
       if (logging) {
-        log.info({requestId: id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, keyId: res.locals.auth?.id}, 'request')
+        const url = req.url ?? ''
+        const q = url.indexOf('?')
+        log.info({requestId: id, method: req.method, path: q < 0 ? url : url.slice(0, q), status: res.statusCode, ms: Math.round(ms * 100) / 100, keyId: res.keyId}, 'request')
       }
     })
-    next()
+    return id
   }
+}
+
+// the route pattern, never the raw path: ids would explode the label set
+function routeOfExpress(req: IncomingMessage): string {
+  const {route, baseUrl} = req as {route?: {path: unknown}; baseUrl?: string}
+  return route ? (baseUrl ?? '') + String(route.path) : 'unmatched'
 }

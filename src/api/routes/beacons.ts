@@ -1,4 +1,4 @@
-import type {Request} from 'express'
+import type {ApiRequest} from '../request.js'
 import {z} from 'zod'
 import {beaconJson} from '../../beacons/json.js'
 import {type BeaconRef, createBeacon, deleteBeacon, findBeacon, listBeacons, updateBeacon, upsertBeaconByTag} from '../../beacons/store.js'
@@ -66,7 +66,7 @@ const listQuery = pageSchema(1000, 100).pick({limit: true, createdBefore: true, 
   externalId: z.string().optional(),
 })
 
-const refOf = (req: Request): BeaconRef =>
+const refOf = (req: ApiRequest): BeaconRef =>
   req.params.externalId === undefined ? {id: String(req.params.id)} : {tag: String(req.params.tag), externalId: String(req.params.externalId)}
 
 const conflict = () => errors.conflict('externalId', 'must be unique within tag; a beacon with this tag and externalId exists')
@@ -77,39 +77,39 @@ export function beaconsRoutes(api: Api): void {
   const opts = {auth: 'S', limit: 'data'} as const
   const one = (row: Parameters<typeof beaconJson>[0]) => ({meta: {code: 200}, beacon: beaconJson(row)})
 
-  api.route('get', '/beacons', opts, async (req, res) => {
+  api.route('get', '/beacons', opts, async (req) => {
     const {tag, externalId, ...page} = parse(listQuery, req.query)
-    const result = await listBeacons(store, res.locals.auth.live, {tag, externalId}, page)
+    const result = await listBeacons(store, req.auth.live, {tag, externalId}, page)
     return pageBody('beacons', result.rows.map(beaconJson), result.hasMore)
   })
 
-  api.route('post', '/beacons', opts, async (req, res) => {
-    const result = await createBeacon(store, res.locals.auth.live, parse(createBody, req.body ?? {}))
+  api.route('post', '/beacons', opts, async (req) => {
+    const result = await createBeacon(store, req.auth.live, parse(createBody, req.body ?? {}))
     if ('conflict' in result) throw conflict()
     return one(result.row)
   })
 
-  api.route('put', '/beacons/:id', opts, async (req, res) => {
-    const result = await updateBeacon(store, res.locals.auth.live, String(req.params.id), parse(putByIdBody, req.body ?? {}))
+  api.route('put', '/beacons/:id', opts, async (req) => {
+    const result = await updateBeacon(store, req.auth.live, String(req.params.id), parse(putByIdBody, req.body ?? {}))
     if (!result) throw errors.notFound('beacon')
     if ('conflict' in result) throw conflict()
     return one(result.row)
   })
 
-  api.route('put', '/beacons/:tag/:externalId', opts, async (req, res) => {
+  api.route('put', '/beacons/:tag/:externalId', opts, async (req) => {
     const {tag, externalId} = req.params as {tag: string; externalId: string}
     const input = {...parse(putByTagBody, req.body ?? {}), tag, externalId}
-    return one((await upsertBeaconByTag(store, res.locals.auth.live, tag, externalId, input)).row)
+    return one((await upsertBeaconByTag(store, req.auth.live, tag, externalId, input)).row)
   })
 
   for (const path of ['/beacons/:id', '/beacons/:tag/:externalId']) {
-    api.route('get', path, opts, async (req, res) => {
-      const row = await findBeacon(store, res.locals.auth.live, refOf(req))
+    api.route('get', path, opts, async (req) => {
+      const row = await findBeacon(store, req.auth.live, refOf(req))
       if (!row) throw errors.notFound('beacon')
       return one(row)
     })
-    api.route('delete', path, opts, async (req, res) => {
-      if (!(await deleteBeacon(store, res.locals.auth.live, refOf(req)))) throw errors.notFound('beacon')
+    api.route('delete', path, opts, async (req) => {
+      if (!(await deleteBeacon(store, req.auth.live, refOf(req)))) throw errors.notFound('beacon')
       return {meta: {code: 200}}
     })
   }

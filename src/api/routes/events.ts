@@ -39,30 +39,30 @@ export function eventsRoutes(api: Api): void {
   const secret = {auth: 'S', limit: 'data'} as const
   const one = (row: Parameters<typeof eventJson>[0]) => ({meta: {code: 200}, event: eventJson(row)})
 
-  api.route('post', '/events', {auth: 'P', limit: 'data'}, async (req, res) => {
-    return one(await logConversion(store, res.locals.auth.live, parse(conversionBody, req.body ?? {})))
+  api.route('post', '/events', {auth: 'P', limit: 'data'}, async (req) => {
+    return one(await logConversion(store, req.auth.live, parse(conversionBody, req.body ?? {})))
   })
 
-  api.route('get', '/events', secret, async (req, res) => {
+  api.route('get', '/events', secret, async (req) => {
     const {types, userId, ...page} = parse(listQuery, req.query)
-    const result = await listEvents(store, res.locals.auth.live, {types, userId}, page)
+    const result = await listEvents(store, req.auth.live, {types, userId}, page)
     return pageBody('events', result.rows.map(eventJson), result.hasMore)
   })
 
-  api.route('get', '/events/:id', secret, async (req, res) => {
-    const row = await findEvent(store, res.locals.auth.live, String(req.params.id))
+  api.route('get', '/events/:id', secret, async (req) => {
+    const row = await findEvent(store, req.auth.live, String(req.params.id))
     if (!row) throw errors.notFound('event')
     return one(row)
   })
 
-  api.route('delete', '/events/:id', secret, async (req, res) => {
-    if (!(await deleteEvent(store, res.locals.auth.live, String(req.params.id)))) throw errors.notFound('event')
+  api.route('delete', '/events/:id', secret, async (req) => {
+    if (!(await deleteEvent(store, req.auth.live, String(req.params.id)))) throw errors.notFound('event')
     return {meta: {code: 200}}
   })
 
-  api.route('put', '/events/:id/verification', secret, async (req, res) => {
+  api.route('put', '/events/:id/verification', secret, async (req) => {
     const input = parse(verificationBody, req.body ?? {})
-    const row = await verifyEvent(store, res.locals.auth.live, String(req.params.id), input.verification, input.verifiedPlaceId)
+    const row = await verifyEvent(store, req.auth.live, String(req.params.id), input.verification, input.verifiedPlaceId)
     if (!row) throw errors.notFound('event')
     return one(row)
   })

@@ -1,4 +1,4 @@
-import type {Request, Response} from 'express'
+import type {ApiRequest} from '../request.js'
 import {z} from 'zod'
 import {geofenceInputSchema, type GeofenceInput} from '../../geofences/input.js'
 import {geofenceJsonText} from '../../geofences/json.js'
@@ -8,30 +8,22 @@ import {
 } from '../../geofences/store.js'
 import {userJson} from '../../users/json.js'
 import {errors} from '../errors.js'
+import {JsonText} from '../send.js'
 import {pageBody, pageSchema} from '../paging.js'
 import type {Api} from '../router.js'
 import {metadataFilters, parse} from '../validate.js'
 
 const listQuery = pageSchema(1000, 100).extend({tag: z.string().optional(), externalId: z.string().optional()})
 
-const param = (req: Request, name: string) => String(req.params[name])
-const refOf = (req: Request): GeofenceRef =>
+const param = (req: ApiRequest, name: string) => String(req.params[name])
+const refOf = (req: ApiRequest): GeofenceRef =>
   'externalId' in req.params ? {tag: param(req, 'tag'), externalId: param(req, 'externalId')} : {id: param(req, 'id')}
 
 /**
  * `{meta: {code: 200}, geofence}` and the list body are written as text around each stored
- * geometry, so geometries are never parsed and re-serialised on the way out. Sent as one string
- * with its length, like `sendJson` (send.ts), so headers and body leave in one write.
+ * geometry, so geometries are never parsed and re-serialised on the way out.
  */
-function sendText(res: Response, text: string): undefined {
-  res.statusCode = 200
-  res.setHeader('Content-Type', 'application/json; charset=utf-8')
-  res.setHeader('Content-Length', Buffer.byteLength(text))
-  res.end(text)
-  return undefined
-}
-
-const sendOne = (res: Response, row: GeofenceRow) => sendText(res, `{"meta":{"code":200},"geofence":${geofenceJsonText(row)}}`)
+const one = (row: GeofenceRow) => new JsonText(`{"meta":{"code":200},"geofence":${geofenceJsonText(row)}}`)
 
 async function conflictAs409<T>(write: () => Promise<T>): Promise<T> {
   try {
@@ -46,24 +38,24 @@ async function conflictAs409<T>(write: () => Promise<T>): Promise<T> {
 export function geofencesRoutes(api: Api): void {
   const {db} = api.ctx.store
   const S = {auth: 'S', limit: 'data'} as const
-  const input = (req: Request): GeofenceInput => parse(geofenceInputSchema, req.body ?? {})
+  const input = (req: ApiRequest): GeofenceInput => parse(geofenceInputSchema, req.body ?? {})
 
-  api.route('get', '/geofences', S, async (req, res) => {
+  api.route('get', '/geofences', S, async (req) => {
     const {tag, externalId, ...page} = parse(listQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
-    const {rows, hasMore} = await listGeofences(db, res.locals.auth.live, page, filters)
+    const {rows, hasMore} = await listGeofences(db, req.auth.live, page, filters)
     // pageBody's shape
-    return sendText(res, `{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
+    return new JsonText(`{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
   })
 
-  api.route('post', '/geofences', S, async (req, res) => {
+  api.route('post', '/geofences', S, async (req) => {
     const body = input(req)
-    return sendOne(res, await conflictAs409(() => createGeofence(db, res.locals.auth.live, body)))
+    return one(await conflictAs409(() => createGeofence(db, req.auth.live, body)))
   })
 
   // Three segments before two, so `/:tag/:externalId/users` is never read as a geofence.
-  api.route('get', '/geofences/:tag/:externalId/users', S, async (req, res) => {
-    const {live} = res.locals.auth
+  api.route('get', '/geofences/:tag/:externalId/users', S, async (req) => {
+    const {live} = req.auth
     const page = parse(pageSchema(1000, 100), req.query)
     const geofence = await getGeofence(db, live, refOf(req))
     if (!geofence) throw errors.notFound('geofence')
@@ -71,25 +63,25 @@ export function geofencesRoutes(api: Api): void {
     return pageBody('users', rows.map(userJson), hasMore)
   })
 
-  api.route('put', '/geofences/:tag/:externalId', S, async (req, res) => {
+  api.route('put', '/geofences/:tag/:externalId', S, async (req) => {
     const body = input(req)
-    return sendOne(res, await upsertGeofenceByKey(db, res.locals.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
+    return one(await upsertGeofenceByKey(db, req.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
   })
 
-  api.route('put', '/geofences/:id', S, async (req, res) => {
-    const row = await conflictAs409(() => updateGeofenceById(db, res.locals.auth.live, param(req, 'id'), input(req)))
+  api.route('put', '/geofences/:id', S, async (req) => {
+    const row = await conflictAs409(() => updateGeofenceById(db, req.auth.live, param(req, 'id'), input(req)))
     if (!row) throw errors.notFound('geofence')
-    return sendOne(res, row)
+    return one(row)
   })
 
   for (const path of ['/geofences/:tag/:externalId', '/geofences/:id']) {
-    api.route('get', path, S, async (req, res) => {
-      const row = await getGeofence(db, res.locals.auth.live, refOf(req))
+    api.route('get', path, S, async (req) => {
+      const row = await getGeofence(db, req.auth.live, refOf(req))
       if (!row) throw errors.notFound('geofence')
-      return sendOne(res, row)
+      return one(row)
     })
-    api.route('delete', path, S, async (req, res) => {
-      if (!(await deleteGeofence(db, res.locals.auth.live, refOf(req)))) throw errors.notFound('geofence')
+    api.route('delete', path, S, async (req) => {
+      if (!(await deleteGeofence(db, req.auth.live, refOf(req)))) throw errors.notFound('geofence')
       return {meta: {code: 200}}
     })
   }

@@ -17,11 +17,11 @@ export function settingsRoutes(api: Api): void {
     return {meta: {code: 200}, chainMetadata: s['places.chainMetadata'], chainMappings: s['places.chainMappings'], placeFilters: s['places.placeFilters']}
   }
 
-  api.route('get', '/settings', {auth: 'S', limit: 'data'}, (_req, res) => body(res.locals.auth.live))
+  api.route('get', '/settings', {auth: 'S', limit: 'data'}, (req) => body(req.auth.live))
 
-  api.route('patch', '/settings', {auth: 'S', limit: 'data'}, async (req, res) => {
+  api.route('patch', '/settings', {auth: 'S', limit: 'data'}, async (req) => {
     const input = parse(patchSchema, req.body ?? {})
-    const {live} = res.locals.auth
+    const {live} = req.auth
     const values: Record<string, unknown> = {}
     if (input.chainMetadata) values['places.chainMetadata'] = input.chainMetadata
     if (input.chainMappings) values['places.chainMappings'] = input.chainMappings

@@ -65,37 +65,37 @@ export function tripsRoutes(api: Api): void {
     return {meta: {code: 200}, trip}
   }
 
-  api.route('post', '/trips', publishable, async (req, res) => {
-    return one(await createTrip(store, res.locals.auth.live, parse(createBody, req.body ?? {})))
+  api.route('post', '/trips', publishable, async (req) => {
+    return one(await createTrip(store, req.auth.live, parse(createBody, req.body ?? {})))
   })
 
-  api.route('patch', '/trips/:id/update', publishable, async (req, res) => {
+  api.route('patch', '/trips/:id/update', publishable, async (req) => {
     const input = parse(updateBody, req.body ?? {})
-    return one(await updateTrip(store, res.locals.auth.live, String(req.params.id), input))
+    return one(await updateTrip(store, req.auth.live, String(req.params.id), input))
   })
 
-  api.route('get', '/trips', secret, async (req, res) => {
+  api.route('get', '/trips', secret, async (req) => {
     const {status, destinationGeofenceTag, destinationGeofenceExternalId, externalId, userId, includeLocations, sortBy, delayed, ...page} =
       parse(listQuery, req.query)
     const filters = {status: status as (typeof TRIP_STATUSES)[number][] | undefined, destinationGeofenceTag, destinationGeofenceExternalId, externalId, userId, delayed, sortBy}
-    const result = await listTrips(store, res.locals.auth.live, filters, page)
+    const result = await listTrips(store, req.auth.live, filters, page)
     return pageBody('trips', await tripsJson(store, result.rows, {locations: includeLocations}), result.hasMore)
   })
 
-  api.route('get', '/trips/:id', secret, async (req, res) => {
-    return one(await findTrip(store, res.locals.auth.live, String(req.params.id)))
+  api.route('get', '/trips/:id', secret, async (req) => {
+    return one(await findTrip(store, req.auth.live, String(req.params.id)))
   })
 
-  api.route('get', '/trips/:id/route', secret, async (req, res) => {
+  api.route('get', '/trips/:id/route', secret, async (req) => {
     const {units} = parse(routeQuery, req.query)
-    const trip = await findTrip(store, res.locals.auth.live, String(req.params.id))
+    const trip = await findTrip(store, req.auth.live, String(req.params.id))
     if (!trip) throw errors.notFound('trip')
     const locations = (await tripLocations(store, [trip.id])).get(trip.id)!
     return {meta: {code: 200}, ...travelledRoute(locations, units)}
   })
 
-  api.route('delete', '/trips/:id', secret, async (req, res) => {
-    if (!(await deleteTrip(store, res.locals.auth.live, String(req.params.id)))) throw errors.notFound('trip')
+  api.route('delete', '/trips/:id', secret, async (req) => {
+    if (!(await deleteTrip(store, req.auth.live, String(req.params.id)))) throw errors.notFound('trip')
     return {meta: {code: 200}}
   })
 }

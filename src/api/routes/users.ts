@@ -19,27 +19,27 @@ export function usersRoutes(api: Api): void {
   const {store} = api.ctx
   const opts = {auth: 'S', limit: 'data'} as const
 
-  api.route('get', '/users', opts, async (req, res) => {
-    const page = await listUsers(store, res.locals.auth.live, parse(listQuery, req.query))
+  api.route('get', '/users', opts, async (req) => {
+    const page = await listUsers(store, req.auth.live, parse(listQuery, req.query))
     return pageBody('users', await usersJson(store, page.rows), page.hasMore)
   })
 
-  api.route('post', '/users/refresh', opts, async (req, res) => {
+  api.route('post', '/users/refresh', opts, async (req) => {
     const input = parse(refreshBody, req.body ?? {})
     // No push credentials can be configured yet, so every user lands in `failed` (DECISIONS).
-    const result = await refreshUsers(store, res.locals.auth.live, input.userIds, input.type, null)
+    const result = await refreshUsers(store, req.auth.live, input.userIds, input.type, null)
     return {meta: {code: 200}, ...result}
   })
 
-  api.route('get', '/users/:id', opts, async (req, res) => {
-    const user = await findUser(store, res.locals.auth.live, String(req.params.id))
+  api.route('get', '/users/:id', opts, async (req) => {
+    const user = await findUser(store, req.auth.live, String(req.params.id))
     if (!user) throw errors.notFound('user')
     const [json] = await usersJson(store, [user])
     return {meta: {code: 200}, user: json}
   })
 
-  api.route('delete', '/users/:id', opts, async (req, res) => {
-    if (!(await deleteUser(store, res.locals.auth.live, String(req.params.id)))) throw errors.notFound('user')
+  api.route('delete', '/users/:id', opts, async (req) => {
+    if (!(await deleteUser(store, req.auth.live, String(req.params.id)))) throw errors.notFound('user')
     return {meta: {code: 200}}
   })
 }

@@ -1,0 +1,18 @@
+import type {IncomingHttpHeaders} from 'node:http'
+import type {KeyIdentity} from '../project/keys.js'
+
+/** What a route handler sees of a request: already parsed, already authenticated. */
+export interface ApiRequest {
+  method: string
+  path: string
+  params: Record<string, string>
+  /** The query string parsed with nesting (`metadata[key]=value`). */
+  query: Record<string, unknown>
+  /** The JSON or form body; undefined when the request has none. */
+  body: unknown
+  headers: IncomingHttpHeaders
+  ip: string
+  /** The key's identity; set before any handler runs. */
+  auth: KeyIdentity
+  requestId: string
+}
