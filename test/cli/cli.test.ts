@@ -147,4 +147,42 @@ describe('loc CLI', () => {
       rmSync(dir, {recursive: true, force: true})
     }
   })
+
+  // inquirer needs a terminal: `script` (util-linux) gives the process a pseudo-terminal
+  it.skipIf(!existsSync('/usr/bin/script'))('init asks for the data directory, port and keys at a terminal', async () => {
+    const dir = tempDir('loc-init-tty-')
+    const configFile = path.join(dir, 'new', 'loc.json')
+    const store = path.join(dir, 'store')
+    try {
+      const {LOC_DATA_DIR: _, ...env} = process.env
+      const child = spawn('script', ['-qec', `node ${BIN} init --config ${configFile}`, '/dev/null'], {env: {...env, LOC_LOG_LEVEL: 'silent'}})
+      let out = ''
+      const waitFor = (text: string) => new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${text}" in: ${out}`)), 15_000)
+        const check = () => {
+          if (!out.includes(text)) return
+          clearTimeout(timer)
+          child.stdout.off('data', check)
+          resolve()
+        }
+        child.stdout.on('data', check)
+        check()
+      })
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString().replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '')))
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      await waitFor('Data directory')
+      child.stdin.write(`${store}\r`)
+      await waitFor('Port')
+      child.stdin.write('9124\r')
+      await waitFor('Create the four API keys now?')
+      child.stdin.write('n\r')
+      await waitFor('next: loc serve')
+      expect(await exited).toBe(0)
+      expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({dataDir: store, port: 9124})
+      expect(existsSync(path.join(store, 'loc.db'))).toBe(true)
+      expect(out).not.toMatch(/prj_(test|live)_/)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
 })

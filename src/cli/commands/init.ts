@@ -1,4 +1,4 @@
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Flags} from '@oclif/core'
 import {confirm, input, number} from '@inquirer/prompts'
@@ -29,6 +29,7 @@ export default class Init extends BaseCommand<typeof Init> {
     const makeKeys = ask ? await confirm({message: 'Create the four API keys now?', default: this.flags.keys}) : this.flags.keys
 
     const saved = existsSync(target) ? JSON.parse(readFileSync(target, 'utf8')) : {}
+    mkdirSync(path.dirname(target), {recursive: true})
     writeFileSync(target, JSON.stringify({...saved, dataDir, port}, null, 2) + '\n')
     this.log(`saved ${target}`)
 
