@@ -101,7 +101,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     try {
       request.auth = authenticate(store, route.level, route.key(request))
       res.keyId = request.auth.id
-      if (request.method === 'GET') return respond(route, request, res)
+      if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res)
       readBody(req, res).then((body) => {
         request.body = body
         respond(route, request, res)
@@ -129,6 +129,8 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
       const pattern = `/v1${path}`
       const route: Route = {pattern, handler, level: options.auth, key: options.key ?? keyOf, limit: limiterOf(options.limit)}
       router.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, route)
+      // HEAD answers as GET does; node:http leaves the body out
+      if (method === 'get') router.on('HEAD', pattern, () => undefined, route)
     },
   }
 

@@ -26,6 +26,15 @@ describe('health, metrics and unknown routes', () => {
     expect(r.headers.get('content-type')).toMatch(/application\/json/)
   })
 
+  it('matches paths with a trailing slash, and answers HEAD like GET without a body', async () => {
+    expect((await s.call('GET', '/v1/config/', {key: s.keys.testPk})).status).toBe(200)
+    const head = await fetch(`${s.url}/v1/config`, {method: 'HEAD', headers: {authorization: s.keys.testPk}})
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toMatch(/application\/json/)
+    expect(await head.text()).toBe('')
+    expect((await fetch(`${s.url}/v1/config`, {method: 'HEAD'})).status).toBe(401)
+  })
+
   it('puts an X-Request-Id on every response and keeps a sane incoming one', async () => {
     const a = await s.call('GET', '/v1/nope')
     expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
