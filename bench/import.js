@@ -10,7 +10,8 @@ import {fileURLToPath} from 'node:url'
 import {report} from './harness.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const SOURCE = path.resolve(here, '../../shared/data/osm/bench-multi-region.osm.pbf')
+// BENCH_PBF points at another extract; the default is the shared multi-region file beside the repo
+const SOURCE = path.resolve(process.env.BENCH_PBF ?? path.join(here, '../../shared/data/osm/bench-multi-region.osm.pbf'))
 
 const [mode, file] = process.argv.slice(2)
 if (mode === '--child-decode' || mode === '--child-import' || mode === '--child-synth') {
