@@ -1,3 +1,4 @@
+import {sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES} from '../trips/status.js'
@@ -10,8 +11,11 @@ import {type UserRow, userJson} from './json.js'
 export async function usersJson(store: Store, rows: UserRow[]): Promise<Record<string, unknown>[]> {
   const trips = new Map<string, Record<string, unknown>>()
   if (rows.length) {
+    // `+status` keeps SQLite on the user_ref index: on status (trips_status_updated) it would
+    // walk every active trip of the project (37 ms for a page of 100 users among 100,000)
     const active = await store.db.selectFrom('trips').selectAll()
-      .where('user_ref', 'in', rows.map((r) => r.id)).where('status', 'in', ACTIVE_STATUSES)
+      .where('user_ref', 'in', rows.map((r) => r.id))
+      .where(sql<boolean>`+status in (${sql.join(ACTIVE_STATUSES)})`)
       .orderBy('updated_at', 'asc').execute()
     for (const trip of active) {
       const {user: _user, userId: _userId, ...json} = tripJson(trip)
