@@ -28,7 +28,8 @@ export function createHttpServer(ctx: AppContext): Server {
   app.set('etag', false)
   app.set('trust proxy', config.server.trustProxy)
   app.get('/health', (_req, res) => {
-    sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION})
+    // the map regions served now: an import shows here without a restart
+    sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION, map: {regions: ctx.map?.regions().map((r) => r.name) ?? []}})
   })
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.text())

@@ -1,4 +1,4 @@
-import {execFile} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
@@ -48,5 +48,37 @@ describe('loc import osm', () => {
     expect(message).toMatch(/import failed: .*not an OSM PBF/)
     expect(message).toMatch(/map store is unchanged/)
     expect(snapshot(dataDir)).toEqual(before)
+  })
+
+  it('a running serve picks up a finished import without a restart', async () => {
+    const dir = tempDataDir()
+    const server = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dir], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})
+    try {
+      let out = ''
+      const url = await new Promise<string>((resolve, reject) => {
+        server.stdout.on('data', (chunk) => {
+          out += chunk
+          const match = /listening on (http:\/\/\S+)/.exec(out)
+          if (match) resolve(match[1])
+        })
+        server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
+      })
+      const regions = async () => ((await (await fetch(`${url}/health`)).json()) as {map: {regions: string[]}}).map.regions.sort()
+      const eventually = async (expected: string[]) => {
+        const deadline = Date.now() + 10_000
+        while ((await regions()).join() !== expected.join() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+        expect(await regions()).toEqual(expected)
+      }
+      expect(await regions()).toEqual([])
+      expect((await loc('import', 'osm', 'data/monaco.osm.pbf', '--data-dir', dir)).code).toBe(0)
+      await eventually(['monaco'])
+      expect((await loc('import', 'osm', 'test/fixtures/osm/liechtenstein.osm.pbf', '--add', '--data-dir', dir)).code).toBe(0)
+      await eventually(['liechtenstein', 'monaco'])
+    } finally {
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      server.kill('SIGTERM')
+      await exited
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
