@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3'
-import {type Coords, bbox, haversine, interiorPoint, joinRings, lineLength, nestRings, pointInRing, round7, simplify, toPositions} from './geom.js'
+import {type Coords, bbox, interiorPoint, joinRings, nestRings, pointInRing, round7, simplify, toPositions} from './geom.js'
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
+import {writeRoadGraph} from './roads.js'
+import {writeStreets} from './streets.js'
 import {NodeTable, WayTable} from './tables.js'
 import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
 
@@ -40,7 +42,7 @@ export interface BuiltCounts {
 
 export type Phase = 'read' | 'ways' | 'relations' | 'roads' | 'streets' | 'index'
 
-interface Rel {id: number; members: Member[]; tags: Tags}
+export interface Rel {id: number; members: Member[]; tags: Tags}
 type Polygons = Coords[][]
 
 /** Zoom bands for map layers; geometry is simplified to half a pixel at the band's highest zoom. */
@@ -50,9 +52,8 @@ const BANDS = [
   {min: 14, max: 22, tol: 0},
 ]
 
-const ROAD_RANK: Record<string, number> = {motorway: 9, trunk: 8, primary: 7, secondary: 6, tertiary: 5, minor: 4, service: 3, track: 2, path: 1, ferry: 0}
-
-interface Road {w: number; id: number; a: RoadAttrs; name: string | null; ref: string | null}
+/** A routable way kept for the road graph: its index in the way table, OSM id and attributes. */
+export interface Road {w: number; id: number; a: RoadAttrs; name: string | null; ref: string | null}
 
 /**
  * Builds one region file from two passes over a PBF, so that files in any order work and memory
@@ -65,13 +66,13 @@ export class MapBuilder {
   readonly source: SourceCounts = {nodes: 0, ways: 0, relations: 0, addr: {n: 0, w: 0, r: 0}, poi: {n: 0, w: 0, r: 0}, brand: 0, highwayWays: 0, namedHighwayWays: 0, restrictions: 0, adminWays: 0, adminRelations: 0}
   readonly built: BuiltCounts = {addresses: 0, interpolations: 0, streets: 0, places: 0, adminAreas: 0, postalCodes: 0, graphNodes: 0, edges: 0, turnRestrictions: 0, layerFeatures: 0}
   readonly warnings: string[] = []
-  private nodes = new NodeTable()
-  private ways = new WayTable()
-  private relations: Rel[] = []
+  readonly nodes = new NodeTable()
+  readonly ways = new WayTable()
+  readonly relations: Rel[] = []
   /** Ids of ways that kept relations reference. */
   private memberWays = new Set<number>()
-  private roads: Road[] = []
-  private streetWays = new Map<string, {ways: number[]; cls: string[]}>()
+  readonly roads: Road[] = []
+  readonly streetWays = new Map<string, {ways: number[]; cls: string[]}>()
   private idxBuf = new Int32Array(1024)
   private features = 0
   private db: Database.Database
@@ -250,7 +251,7 @@ export class MapBuilder {
     }
   }
 
-  private coords(idx: Int32Array): Coords {
+  coords(idx: Int32Array): Coords {
     const {nodes} = this
     const c: Coords = new Array(idx.length * 2)
     for (let i = 0; i < idx.length; i++) {
@@ -264,8 +265,8 @@ export class MapBuilder {
   async finish(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
     this.ways.finish()
     await this.relationsPass(tick)
-    await this.roadGraph(tick)
-    await this.streets(tick)
+    await writeRoadGraph(this, this.st, this.built, tick)
+    await writeStreets(this, this.st, this.built, tick)
 
     await tick('index', 0, 1)
     for (const t of FTS_TABLES) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`)
@@ -415,161 +416,6 @@ export class MapBuilder {
     this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
     return rowId
   }
-
-  /**
-   * Splits routable ways at every node shared with another routable way (and at their ends) into
-   * edges between graph nodes. Graph node ids are dense (1..n) so routing can index arrays by them.
-   */
-  private async roadGraph(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
-    const {nodes, ways, roads} = this
-    const use = new Uint8Array(nodes.size)
-    for (const {w} of roads) {
-      const idx = ways.nodes(w)
-      for (let i = 0; i < idx.length; i++) if (use[idx[i]] < 2) use[idx[i]]++
-      use[idx[0]] = use[idx[idx.length - 1]] = 2
-    }
-    const graphId = new Int32Array(nodes.size)
-    const restricted = this.restrictionWays()
-    const wayEdges = new Map<number, number[]>()
-    const nodeOf = (n: number) => {
-      if (graphId[n] === 0) {
-        graphId[n] = ++this.built.graphNodes
-        this.st.graphNode.run(graphId[n], nodes.id(n), round7(nodes.lon(n) / 1e7), round7(nodes.lat(n) / 1e7))
-      }
-      return graphId[n]
-    }
-    for (let r = 0; r < roads.length; r++) {
-      if ((r & 0x3fff) === 0) await tick('roads', r, roads.length)
-      const {w, a, id: wayId, name, ref} = roads[r]
-      const idx = ways.nodes(w)
-      let start = 0
-      for (let i = 1; i < idx.length; i++) {
-        if (use[idx[i]] < 2) continue
-        const geom = new Int32Array((i - start + 1) * 2)
-        let length = 0
-        const b = [Infinity, Infinity, -Infinity, -Infinity]
-        for (let k = start; k <= i; k++) {
-          const n = idx[k]
-          const x7 = nodes.lon(n), y7 = nodes.lat(n)
-          geom[(k - start) * 2] = x7
-          geom[(k - start) * 2 + 1] = y7
-          const x = x7 / 1e7, y = y7 / 1e7
-          if (k > start) length += haversine(geom[(k - start - 1) * 2] / 1e7, geom[(k - start - 1) * 2 + 1] / 1e7, x, y)
-          if (x < b[0]) b[0] = x
-          if (y < b[1]) b[1] = y
-          if (x > b[2]) b[2] = x
-          if (y > b[3]) b[3] = y
-        }
-        const source = nodeOf(idx[start]), target = nodeOf(idx[i])
-        const edgeId = ++this.built.edges
-        this.st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, name, ref, a.maxspeed, a.oneway,
-          a.car, a.truck, a.bike, a.foot, +a.toll, +a.ferry, +a.bridge, +a.tunnel, Buffer.from(geom.buffer, geom.byteOffset, geom.byteLength))
-        this.st.edgeBox.run(edgeId, b[0], b[2], b[1], b[3])
-        if (restricted.has(wayId)) {
-          const list = wayEdges.get(wayId) ?? []
-          list.push(edgeId, source, target)
-          wayEdges.set(wayId, list)
-        }
-        start = i
-      }
-    }
-    this.turnRestrictions(wayEdges, graphId)
-  }
-
-  private restrictionWays(): Set<number> {
-    const set = new Set<number>()
-    for (const r of this.relations) {
-      if (r.tags.type !== 'restriction') continue
-      for (const m of r.members) if (m.type === MemberType.Way) set.add(m.ref)
-    }
-    return set
-  }
-
-  private turnRestrictions(wayEdges: Map<number, number[]>, graphId: Int32Array): void {
-    const edgeAt = (way: number | undefined, nodes: Set<number>) => {
-      const list = way === undefined ? undefined : wayEdges.get(way)
-      if (!list) return null
-      for (let i = 0; i < list.length; i += 3) if (nodes.has(list[i + 1]) || nodes.has(list[i + 2])) return list[i]
-      return null
-    }
-    for (const rel of this.relations) {
-      const t = rel.tags
-      if (t.type !== 'restriction') continue
-      const key = Object.keys(t).find((k) => k === 'restriction' || k.startsWith('restriction:'))
-      const from = rel.members.find((m) => m.role === 'from' && m.type === MemberType.Way)?.ref
-      const to = rel.members.find((m) => m.role === 'to' && m.type === MemberType.Way)?.ref
-      if (!key || from === undefined || to === undefined) continue
-      const via = rel.members.filter((m) => m.role === 'via')
-      const viaNode = via.find((m) => m.type === MemberType.Node)?.ref ?? null
-      const viaWay = via.find((m) => m.type === MemberType.Way)?.ref ?? null
-      const viaGraph = new Set<number>()
-      if (viaNode !== null) {
-        const n = this.nodes.indexOf(viaNode)
-        if (n >= 0 && graphId[n]) viaGraph.add(graphId[n])
-      } else if (viaWay !== null) {
-        const list = wayEdges.get(viaWay) ?? []
-        for (let i = 0; i < list.length; i += 3) viaGraph.add(list[i + 1]).add(list[i + 2])
-      }
-      const viaGraphNode = viaNode !== null && viaGraph.size ? [...viaGraph][0] : null
-      this.st.restriction.run(++this.built.turnRestrictions, rel.id, t[key], key === 'restriction' ? null : key.slice('restriction:'.length), t.except ?? null,
-        from, viaGraphNode, viaWay, to, edgeAt(from, viaGraph), edgeAt(to, viaGraph))
-    }
-  }
-
-  /**
-   * One street per name and area: same-named ways are merged when they share a node or lie within
-   * ~200 m of each other, so "Main Street" in two towns stays two streets.
-   */
-  private async streets(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
-    const gap = 0.002
-    let done = 0
-    for (const [name, {ways: list, cls: classes}] of this.streetWays) {
-      if ((done++ & 0x3ff) === 0) await tick('streets', done, this.streetWays.size)
-      const parent = list.map((_, i) => i)
-      const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
-      const boxes = list.map((w) => bbox(this.coords(this.ways.nodes(w))))
-      const byNode = new Map<number, number>()
-      list.forEach((w, i) => {
-        for (const n of this.ways.nodes(w)) {
-          const j = byNode.get(n)
-          if (j === undefined) byNode.set(n, i)
-          else parent[find(i)] = find(j)
-        }
-      })
-      if (list.length <= 2000) {
-        for (let i = 0; i < list.length; i++) {
-          for (let j = i + 1; j < list.length; j++) {
-            const a = boxes[i], b = boxes[j]
-            if (a[0] - gap <= b[2] && b[0] - gap <= a[2] && a[1] - gap <= b[3] && b[1] - gap <= a[3]) parent[find(i)] = find(j)
-          }
-        }
-      }
-      const groups = new Map<number, number[]>()
-      list.forEach((_, i) => {
-        const g = groups.get(find(i))
-        if (g) g.push(i)
-        else groups.set(find(i), [i])
-      })
-      for (const members of groups.values()) {
-        const lines: Coords[] = members.map((i) => this.coords(this.ways.nodes(list[i])))
-        let cls = 'path', length = 0, longest = lines[0]
-        const b = [Infinity, Infinity, -Infinity, -Infinity]
-        for (let k = 0; k < members.length; k++) {
-          const rc = classes[members[k]]
-          if (ROAD_RANK[rc] > ROAD_RANK[cls]) cls = rc
-          const len = lineLength(lines[k])
-          length += len
-          if (len > lineLength(longest)) longest = lines[k]
-          bbox(lines[k], b)
-        }
-        const mid = (longest.length >> 2) * 2
-        const rowId = ++this.built.streets
-        this.st.street.run(rowId, name, cls, members.length, Math.round(length), round7(longest[mid]), round7(longest[mid + 1]),
-          JSON.stringify({type: 'MultiLineString', coordinates: lines.map(toPositions)}))
-        this.st.streetBox.run(rowId, b[0], b[2], b[1], b[3])
-      }
-    }
-  }
 }
 
 const ROADISH: Record<string, string> = {
@@ -577,6 +423,8 @@ const ROADISH: Record<string, string> = {
   secondary: 'secondary', secondary_link: 'secondary', tertiary: 'tertiary', tertiary_link: 'tertiary', unclassified: 'minor',
   residential: 'minor', living_street: 'minor', road: 'minor', service: 'service', track: 'track',
 }
+
+export type Statements = ReturnType<typeof prepare>
 
 function prepare(db: Database.Database) {
   const box = (t: string) => db.prepare(`INSERT INTO ${t}_rtree VALUES (?, ?, ?, ?, ?)`)

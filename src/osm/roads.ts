@@ -1,0 +1,108 @@
+import {haversine, round7} from './geom.js'
+import type {BuiltCounts, MapBuilder, Phase, Rel, Statements} from './build.js'
+import {MemberType} from './pbf.js'
+
+// The road network for routing: graph nodes, edges with their attributes, turn restrictions.
+
+type Source = Pick<MapBuilder, 'nodes' | 'ways' | 'roads' | 'relations'>
+type Tick = (phase: Phase, done: number, total: number) => Promise<void>
+
+/**
+ * Splits routable ways at every node shared with another routable way (and at their ends) into
+ * edges between graph nodes. Graph node ids are dense (1..n) so routing can index arrays by them.
+ */
+export async function writeRoadGraph(map: Source, st: Statements, built: BuiltCounts, tick: Tick): Promise<void> {
+  const {nodes, ways, roads} = map
+  const use = new Uint8Array(nodes.size)
+  for (const {w} of roads) {
+    const idx = ways.nodes(w)
+    for (let i = 0; i < idx.length; i++) if (use[idx[i]] < 2) use[idx[i]]++
+    use[idx[0]] = use[idx[idx.length - 1]] = 2
+  }
+  const graphId = new Int32Array(nodes.size)
+  const restricted = restrictionWays(map.relations)
+  const wayEdges = new Map<number, number[]>()
+  const nodeOf = (n: number) => {
+    if (graphId[n] === 0) {
+      graphId[n] = ++built.graphNodes
+      st.graphNode.run(graphId[n], nodes.id(n), round7(nodes.lon(n) / 1e7), round7(nodes.lat(n) / 1e7))
+    }
+    return graphId[n]
+  }
+  for (let r = 0; r < roads.length; r++) {
+    if ((r & 0x3fff) === 0) await tick('roads', r, roads.length)
+    const {w, a, id: wayId, name, ref} = roads[r]
+    const idx = ways.nodes(w)
+    let start = 0
+    for (let i = 1; i < idx.length; i++) {
+      if (use[idx[i]] < 2) continue
+      const geom = new Int32Array((i - start + 1) * 2)
+      let length = 0
+      const b = [Infinity, Infinity, -Infinity, -Infinity]
+      for (let k = start; k <= i; k++) {
+        const n = idx[k]
+        const x7 = nodes.lon(n), y7 = nodes.lat(n)
+        geom[(k - start) * 2] = x7
+        geom[(k - start) * 2 + 1] = y7
+        const x = x7 / 1e7, y = y7 / 1e7
+        if (k > start) length += haversine(geom[(k - start - 1) * 2] / 1e7, geom[(k - start - 1) * 2 + 1] / 1e7, x, y)
+        if (x < b[0]) b[0] = x
+        if (y < b[1]) b[1] = y
+        if (x > b[2]) b[2] = x
+        if (y > b[3]) b[3] = y
+      }
+      const source = nodeOf(idx[start]), target = nodeOf(idx[i])
+      const edgeId = ++built.edges
+      st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, name, ref, a.maxspeed, a.oneway,
+        a.car, a.truck, a.bike, a.foot, +a.toll, +a.ferry, +a.bridge, +a.tunnel, Buffer.from(geom.buffer, geom.byteOffset, geom.byteLength))
+      st.edgeBox.run(edgeId, b[0], b[2], b[1], b[3])
+      if (restricted.has(wayId)) {
+        const list = wayEdges.get(wayId) ?? []
+        list.push(edgeId, source, target)
+        wayEdges.set(wayId, list)
+      }
+      start = i
+    }
+  }
+  turnRestrictions(map, st, built, wayEdges, graphId)
+}
+
+function restrictionWays(relations: Rel[]): Set<number> {
+  const set = new Set<number>()
+  for (const r of relations) {
+    if (r.tags.type !== 'restriction') continue
+    for (const m of r.members) if (m.type === MemberType.Way) set.add(m.ref)
+  }
+  return set
+}
+
+function turnRestrictions(map: Source, st: Statements, built: BuiltCounts, wayEdges: Map<number, number[]>, graphId: Int32Array): void {
+  const edgeAt = (way: number | undefined, nodes: Set<number>) => {
+    const list = way === undefined ? undefined : wayEdges.get(way)
+    if (!list) return null
+    for (let i = 0; i < list.length; i += 3) if (nodes.has(list[i + 1]) || nodes.has(list[i + 2])) return list[i]
+    return null
+  }
+  for (const rel of map.relations) {
+    const t = rel.tags
+    if (t.type !== 'restriction') continue
+    const key = Object.keys(t).find((k) => k === 'restriction' || k.startsWith('restriction:'))
+    const from = rel.members.find((m) => m.role === 'from' && m.type === MemberType.Way)?.ref
+    const to = rel.members.find((m) => m.role === 'to' && m.type === MemberType.Way)?.ref
+    if (!key || from === undefined || to === undefined) continue
+    const via = rel.members.filter((m) => m.role === 'via')
+    const viaNode = via.find((m) => m.type === MemberType.Node)?.ref ?? null
+    const viaWay = via.find((m) => m.type === MemberType.Way)?.ref ?? null
+    const viaGraph = new Set<number>()
+    if (viaNode !== null) {
+      const n = map.nodes.indexOf(viaNode)
+      if (n >= 0 && graphId[n]) viaGraph.add(graphId[n])
+    } else if (viaWay !== null) {
+      const list = wayEdges.get(viaWay) ?? []
+      for (let i = 0; i < list.length; i += 3) viaGraph.add(list[i + 1]).add(list[i + 2])
+    }
+    const viaGraphNode = viaNode !== null && viaGraph.size ? [...viaGraph][0] : null
+    st.restriction.run(++built.turnRestrictions, rel.id, t[key], key === 'restriction' ? null : key.slice('restriction:'.length), t.except ?? null,
+      from, viaGraphNode, viaWay, to, edgeAt(from, viaGraph), edgeAt(to, viaGraph))
+  }
+}

@@ -1,0 +1,63 @@
+import {type Coords, bbox, lineLength, round7, toPositions} from './geom.js'
+import type {BuiltCounts, MapBuilder, Phase, Statements} from './build.js'
+
+/** Street class of a merged street: the highest-ranked class among its ways. */
+const ROAD_RANK: Record<string, number> = {motorway: 9, trunk: 8, primary: 7, secondary: 6, tertiary: 5, minor: 4, service: 3, track: 2, path: 1, ferry: 0}
+
+type Source = Pick<MapBuilder, 'streetWays' | 'ways' | 'coords'>
+type Tick = (phase: Phase, done: number, total: number) => Promise<void>
+
+/**
+ * One street per name and area: same-named ways are merged when they share a node or lie within
+ * ~200 m of each other, so "Main Street" in two towns stays two streets.
+ */
+export async function writeStreets(map: Source, st: Statements, built: BuiltCounts, tick: Tick): Promise<void> {
+  const gap = 0.002
+  let done = 0
+  for (const [name, {ways: list, cls: classes}] of map.streetWays) {
+    if ((done++ & 0x3ff) === 0) await tick('streets', done, map.streetWays.size)
+    const parent = list.map((_, i) => i)
+    const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+    const boxes = list.map((w) => bbox(map.coords(map.ways.nodes(w))))
+    const byNode = new Map<number, number>()
+    list.forEach((w, i) => {
+      for (const n of map.ways.nodes(w)) {
+        const j = byNode.get(n)
+        if (j === undefined) byNode.set(n, i)
+        else parent[find(i)] = find(j)
+      }
+    })
+    if (list.length <= 2000) {
+      for (let i = 0; i < list.length; i++) {
+        for (let j = i + 1; j < list.length; j++) {
+          const a = boxes[i], b = boxes[j]
+          if (a[0] - gap <= b[2] && b[0] - gap <= a[2] && a[1] - gap <= b[3] && b[1] - gap <= a[3]) parent[find(i)] = find(j)
+        }
+      }
+    }
+    const groups = new Map<number, number[]>()
+    list.forEach((_, i) => {
+      const g = groups.get(find(i))
+      if (g) g.push(i)
+      else groups.set(find(i), [i])
+    })
+    for (const members of groups.values()) {
+      const lines: Coords[] = members.map((i) => map.coords(map.ways.nodes(list[i])))
+      let cls = 'path', length = 0, longest = lines[0]
+      const b = [Infinity, Infinity, -Infinity, -Infinity]
+      for (let k = 0; k < members.length; k++) {
+        const rc = classes[members[k]]
+        if (ROAD_RANK[rc] > ROAD_RANK[cls]) cls = rc
+        const len = lineLength(lines[k])
+        length += len
+        if (len > lineLength(longest)) longest = lines[k]
+        bbox(lines[k], b)
+      }
+      const mid = (longest.length >> 2) * 2
+      const rowId = ++built.streets
+      st.street.run(rowId, name, cls, members.length, Math.round(length), round7(longest[mid]), round7(longest[mid + 1]),
+        JSON.stringify({type: 'MultiLineString', coordinates: lines.map(toPositions)}))
+      st.streetBox.run(rowId, b[0], b[2], b[1], b[3])
+    }
+  }
+}
