@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -72,6 +73,38 @@ export async function startTestServer(overrides: Record<string, unknown> = {}): 
       await server.close()
       await store.close()
       rmSync(dataDir, {recursive: true, force: true})
+    },
+  }
+}
+
+export interface ServeProcess {
+  url: string
+  /** Everything the process printed so far, stdout and stderr. */
+  output(): string
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** `loc serve ARGS` as a real process (the built CLI); resolves once it listens. */
+export async function spawnServe(args: string[], env: Record<string, string | undefined>): Promise<ServeProcess> {
+  const child = spawn('node', [path.resolve('bin/run.js'), 'serve', '--port', '0', ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent', ...env}})
+  let out = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  child.stderr.on('data', (chunk) => (out += chunk))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(out)
+      if (match) resolve(match[1])
+    })
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${out}`)))
+  })
+  return {
+    url,
+    output: () => out,
+    stop() {
+      child.kill('SIGTERM')
+      return exited
     },
   }
 }

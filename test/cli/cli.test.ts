@@ -3,7 +3,7 @@ import {existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {tempDir} from '../helpers.js'
+import {spawnServe, tempDir} from '../helpers.js'
 
 const run = promisify(execFile)
 const BIN = path.resolve('bin/run.js')
@@ -56,26 +56,15 @@ describe('loc CLI', () => {
     expect(list.stdout).toContain(key.slice(0, 20))
     expect(list.stdout).not.toContain(key)
 
-    const server = spawn('node', [BIN, 'serve', '--port', '0'], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
-    let out = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      server.stdout.on('data', (chunk) => {
-        out += chunk
-        const match = /listening on (http:\/\/\S+)/.exec(out)
-        if (match) resolve(match[1])
-      })
-      server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-    })
+    const server = await spawnServe([], {LOC_DATA_DIR: dataDir})
     try {
-      expect((await fetch(`${url}/v1/settings`, {headers: {authorization: key}})).status).toBe(200)
+      expect((await fetch(`${server.url}/v1/settings`, {headers: {authorization: key}})).status).toBe(200)
       const revoked = await loc('keys', 'revoke', key.slice(0, 20))
       expect(revoked.code).toBe(0)
-      expect((await fetch(`${url}/v1/settings`, {headers: {authorization: key}})).status).toBe(401)
+      expect((await fetch(`${server.url}/v1/settings`, {headers: {authorization: key}})).status).toBe(401)
     } finally {
-      const exited = new Promise<number | null>((resolve) => server.once('exit', resolve))
-      server.kill('SIGTERM')
-      expect(await exited).toBe(0)
-      expect(out).toContain('loc stopped')
+      expect(await server.stop()).toBe(0)
+      expect(server.output()).toContain('loc stopped')
     }
     const unknown = await loc('keys', 'revoke', 'prj_live_pk_ffffffff')
     expect(unknown.code).toBe(1)
@@ -109,27 +98,41 @@ describe('loc CLI', () => {
 
   it('serve --demo (the quick start) imports the bundled extract, prints four working keys, and status lists the region', async () => {
     const dir = tempDir('loc-demo-')
-    const server = spawn('node', [BIN, 'serve', '--demo', '--port', '0'], {env: {...process.env, LOC_DATA_DIR: dir, LOC_LOG_LEVEL: 'silent'}})
-    let out = ''
+    const server = await spawnServe(['--demo'], {LOC_DATA_DIR: dir})
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        server.stdout.on('data', (chunk) => {
-          out += chunk
-          const match = /listening on (http:\/\/\S+)/.exec(out)
-          if (match) resolve(match[1])
-        })
-        server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-      })
+      const out = server.output()
       expect(out).toMatch(/Imported the bundled extract .*monaco\.osm\.pbf as region "monaco"/)
       const keys = [...out.matchAll(/prj_(test|live)_(pk|sk)_[0-9a-f]{40}/g)].map((m) => m[0])
       expect(keys).toHaveLength(4)
-      for (const key of keys) expect((await fetch(`${url}/v1/config`, {headers: {authorization: key}})).status).toBe(200)
+      for (const key of keys) expect((await fetch(`${server.url}/v1/config`, {headers: {authorization: key}})).status).toBe(200)
       const status = await run('node', [BIN, 'status'], {env: {...process.env, LOC_DATA_DIR: dir}})
       expect(status.stdout).toMatch(/monaco\s+monaco\.osm\.pbf\s+imported/)
     } finally {
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      server.kill('SIGTERM')
-      await exited
+      await server.stop()
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('serve logs one JSON line per request, never a key', async () => {
+    const dir = tempDir('loc-logs-')
+    try {
+      const secret = (await loc('keys', 'create', '--type', 'secret', '--env', 'test', '--data-dir', dir)).stdout.trim()
+      const wrong = `prj_live_sk_${'e'.repeat(40)}`
+      const server = await spawnServe([], {LOC_DATA_DIR: dir, LOC_LOG_LEVEL: 'info'})
+      try {
+        expect((await fetch(`${server.url}/v1/settings?publishableKey=${secret}`, {headers: {authorization: secret, 'x-request-id': 'log-check-1'}})).status).toBe(200)
+        expect((await fetch(`${server.url}/v1/settings`, {headers: {authorization: wrong, 'x-request-id': 'log-check-2'}})).status).toBe(401)
+        await new Promise((r) => setTimeout(r, 200))
+      } finally {
+        await server.stop()
+      }
+      const lines = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+      expect(lines.find((l) => l.requestId === 'log-check-1')).toMatchObject({method: 'GET', path: '/v1/settings', status: 200, msg: 'request'})
+      expect(lines.find((l) => l.requestId === 'log-check-2')).toMatchObject({status: 401})
+      expect(server.output()).not.toContain(secret)
+      expect(server.output()).not.toContain(wrong)
+      expect(server.output()).not.toContain(secret.slice(-40))
+    } finally {
       rmSync(dir, {recursive: true, force: true})
     }
   })

@@ -1,9 +1,10 @@
-import {execFile, spawn} from 'node:child_process'
+import {execFile} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readManifest} from '../../src/osm/index.js'
+import {spawnServe} from '../helpers.js'
 import {snapshot, tempDataDir} from './helpers.js'
 
 // Runs the built CLI (`npm test` builds first).
@@ -52,17 +53,9 @@ describe('loc import osm', () => {
 
   it('a running serve picks up a finished import without a restart', async () => {
     const dir = tempDataDir()
-    const server = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dir], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})
+    const server = await spawnServe(['--data-dir', dir], {})
     try {
-      let out = ''
-      const url = await new Promise<string>((resolve, reject) => {
-        server.stdout.on('data', (chunk) => {
-          out += chunk
-          const match = /listening on (http:\/\/\S+)/.exec(out)
-          if (match) resolve(match[1])
-        })
-        server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)))
-      })
+      const url = server.url
       const regions = async () => ((await (await fetch(`${url}/health`)).json()) as {map: {regions: string[]}}).map.regions.sort()
       const eventually = async (expected: string[]) => {
         const deadline = Date.now() + 10_000
@@ -75,9 +68,7 @@ describe('loc import osm', () => {
       expect((await loc('import', 'osm', 'test/fixtures/osm/liechtenstein.osm.pbf', '--add', '--data-dir', dir)).code).toBe(0)
       await eventually(['liechtenstein', 'monaco'])
     } finally {
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      server.kill('SIGTERM')
-      await exited
+      await server.stop()
       rmSync(dir, {recursive: true, force: true})
     }
   })
