@@ -20,7 +20,7 @@ export function createHttpServer(ctx: AppContext): Server {
   const metrics = createMetrics()
   const observe = observer(log, metrics)
   const cors = corsFor(config.cors.origins)
-  const {api, handle} = createApi(ctx)
+  const {api, handle, close} = createApi(ctx)
   for (const register of routeGroups) register(api)
 
   const app = express()
@@ -37,9 +37,11 @@ export function createHttpServer(ctx: AppContext): Server {
   app.use(notFound)
   app.use(errorHandler(errorSender(log, config.server.bodyLimitBytes)))
 
-  return createServer((req, res: Observed) => {
+  const server = createServer((req, res: Observed) => {
     observe(req, res)
     if (req.url?.startsWith('/v1') && cors(req, res)) return
     if (!handle(req, res)) app(req, res)
   })
+  server.on('close', close)
+  return server
 }

@@ -6,6 +6,7 @@ import qs from 'qs'
 import type {Config, RateLimitGroup} from '../config/index.js'
 import type {Logger} from '../log.js'
 import type {MapData} from '../osm/index.js'
+import {createUsageMeter} from '../project/usage.js'
 import type {Store} from '../store/db.js'
 import {type AuthLevel, authenticate, keyOf, type KeySource} from './middleware/auth.js'
 import {errorSender} from './middleware/errors.js'
@@ -67,7 +68,7 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
  *
  * `handle` returns false when no API route matches, leaving the request to the caller.
  */
-export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessage, res: Observed): boolean} {
+export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessage, res: Observed): boolean; close(): void} {
   const {config, store, log} = ctx
   const router = FindMyWay({ignoreTrailingSlash: true, ignoreDuplicateSlashes: true})
   const limiters = new Map<RateLimitGroup, Route['limit']>()
@@ -89,6 +90,8 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
   // as express's `trust proxy: true`: the left-most X-Forwarded-For address
   const ipOf = config.server.trustProxy ? (req: IncomingMessage) => proxyAddr(req, () => true) : (req: IncomingMessage) => req.socket.remoteAddress ?? ''
   const sendError = errorSender(log, limitBytes)
+  // requests past the rate limit count toward `project.monthlyRequestQuota`
+  const usage = createUsageMeter(store)
 
   // Kept synchronous until something is truly asynchronous (a body to read, an async handler):
   // a GET with a synchronous handler costs no promise and no extra tick.
@@ -99,7 +102,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     }
     const fail = (error: unknown) => sendError(error, request, res)
     try {
-      request.auth = authenticate(store, route.level, route.key(request))
+      request.auth = authenticate(store, usage, route.level, route.key(request))
       res.keyId = request.auth.id
       if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res)
       readBody(req, res).then((body) => {
@@ -115,6 +118,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     const fail = (error: unknown) => sendError(error, request, res)
     try {
       route.limit(request, res)
+      usage.count(request.auth.live)
       const body = route.handler(request, res)
       if (body instanceof Promise) body.then((resolved) => send(res, resolved), fail)
       else send(res, body)
@@ -136,6 +140,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
 
   return {
     api,
+    close: () => usage.close(),
     handle(req, res) {
       const url = req.url ?? '/'
       const found = router.find(req.method as HTTPMethod, url)

@@ -34,6 +34,7 @@ export const SETTINGS = {
   'security.blockedCountries': {schema: z.array(z.string().length(2)), default: [] as string[], description: 'ISO country codes answered with 451'},
   'maps.remoteIcons': {schema: flag, default: false, description: 'allow http(s) marker icons on static maps'},
   'project.disabled': {schema: flag, default: false, description: 'answer every API request with 402'},
+  'project.monthlyRequestQuota': {schema: z.number().int().min(0), default: 0, description: 'API requests per calendar month (UTC) before 402; 0: no quota'},
 } as const
 
 export type SettingKey = keyof typeof SETTINGS

@@ -152,6 +152,13 @@ export interface PresenceTable {
   dwelled: number
 }
 
+export interface UsageTable {
+  live: number
+  /** `YYYY-MM`, UTC */
+  month: string
+  requests: number
+}
+
 export interface Database {
   api_keys: ApiKeyTable
   settings: SettingTable
@@ -162,4 +169,5 @@ export interface Database {
   trip_locations: TripLocationTable
   events: EventTable
   geofence_presence: PresenceTable
+  usage: UsageTable
 }

@@ -118,6 +118,31 @@ describe('authentication', () => {
     }
   })
 
+  it('answers 402 once the environment has used its monthly request quota, and counts only what it answered', async () => {
+    const extra = await startTestServer()
+    try {
+      await setSetting(extra.store, false, 'project.monthlyRequestQuota', 3)
+      const statuses = []
+      for (let i = 0; i < 5; i++) statuses.push((await extra.call('GET', '/v1/config', {key: extra.keys.testPk})).status)
+      expect(statuses).toEqual([200, 200, 200, 402, 402])
+      const refused = await extra.call('GET', '/v1/config', {key: extra.keys.testSk})
+      expect(refused.body.meta).toEqual({code: 402, message: expect.stringMatching(/usage/)})
+      // live has no quota and its own count
+      expect((await extra.call('GET', '/v1/config', {key: extra.keys.livePk})).status).toBe(200)
+      await setSetting(extra.store, false, 'project.monthlyRequestQuota', 0)
+      expect((await extra.call('GET', '/v1/config', {key: extra.keys.testPk})).status).toBe(200)
+      await extra.close() // flushes the counts
+      // 3 answered + 1 after the quota was lifted in test, 1 in live; the 402s are not counted
+      const month = new Date().toISOString().slice(0, 7)
+      expect(extra.store.sqlite.prepare('SELECT live, month, requests FROM usage ORDER BY live').all()).toEqual([
+        {live: 0, month, requests: 4},
+        {live: 1, month, requests: 1},
+      ])
+    } finally {
+      await extra.stop()
+    }
+  })
+
   it('keeps test and live data apart: a test key never sees what a live key wrote', async () => {
     const written = await s.call('PATCH', '/v1/settings', {key: s.keys.liveSk, body: {chainMappings: {starbucks: 'sb-1'}}})
     expect(written.status).toBe(200)

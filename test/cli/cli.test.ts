@@ -93,6 +93,7 @@ describe('loc CLI', () => {
     expect(code).toBe(0)
     expect(stdout).toContain(path.join(dataDir, 'loc.db'))
     expect(stdout).toMatch(/geofences\s+0\s+0/)
+    expect(stdout).toMatch(/requests \d{4}-\d{2}\s+1\s+0\n/) // the one request the keys test got answered
     expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
   })
 

@@ -1,5 +1,6 @@
 import {authenticateKey, type KeyIdentity} from '../../project/keys.js'
 import {getSettings} from '../../project/settings.js'
+import type {UsageMeter} from '../../project/usage.js'
 import type {Store} from '../../store/db.js'
 import {errors} from '../errors.js'
 import type {ApiRequest} from '../request.js'
@@ -14,10 +15,13 @@ export type KeySource = (req: Pick<ApiRequest, 'headers' | 'query'>) => string |
 export const keyOf: KeySource = (req) => req.headers.authorization?.trim() || undefined
 
 /** The caller's identity at the route's level, or the 401/402/403 of the spec. */
-export function authenticate(store: Store, level: AuthLevel, key: string | undefined): KeyIdentity {
+export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined): KeyIdentity {
   const identity = key ? authenticateKey(store, key) : null
   if (!identity) throw errors.unauthorized()
   if (level === 'S' && identity.type !== 'secret') throw errors.forbidden()
-  if (getSettings(store, identity.live)['project.disabled']) throw errors.paymentRequired()
+  const settings = getSettings(store, identity.live)
+  if (settings['project.disabled']) throw errors.paymentRequired()
+  const quota = settings['project.monthlyRequestQuota']
+  if (quota > 0 && usage.used(identity.live) >= quota) throw errors.paymentRequired()
   return identity
 }

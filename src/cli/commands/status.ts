@@ -1,13 +1,14 @@
 import path from 'node:path'
 import {readManifest} from '../../osm/index.js'
 import {listKeys} from '../../project/keys.js'
+import {monthOf} from '../../project/usage.js'
 import {storeSizeBytes} from '../../store/db.js'
 import {BaseCommand} from '../base.js'
 
 const RESOURCES = ['users', 'geofences', 'beacons', 'trips', 'events'] as const
 
 export default class Status extends BaseCommand<typeof Status> {
-  static description = 'Show the database path and size, resource counts per environment, imported extracts and key prefixes.'
+  static description = 'Show the database path and size, resource counts and this month\'s API requests per environment, imported extracts and key prefixes.'
   static examples = ['<%= config.bin %> status']
 
   async run(): Promise<void> {
@@ -20,6 +21,10 @@ export default class Status extends BaseCommand<typeof Status> {
       const count = (live: number) => String(rows.find((r) => r.live === live)?.n ?? 0)
       this.log(`${table.padEnd(10)} ${count(0).padStart(8)}  ${count(1).padStart(8)}`)
     }
+    const month = monthOf(Date.now())
+    const usage = await store.db.selectFrom('usage').select(['live', 'requests']).where('month', '=', month).execute()
+    const used = (live: number) => String(usage.find((u) => u.live === live)?.requests ?? 0)
+    this.log(`${`requests ${month}`.padEnd(16)} ${used(0).padStart(2)}  ${used(1).padStart(8)}`)
     const regions = Object.entries(readManifest(config.dataDir).regions)
     this.log(`extracts  ${regions.length ? '' : 'none imported (loc import osm FILE.osm.pbf)'}`)
     for (const [name, r] of regions) this.log(`  ${name.padEnd(16)} ${path.basename(r.source)}  imported ${r.importedAt}  ${r.counts.places ?? 0} places  ${r.counts.addresses ?? 0} addresses  ${r.counts.edges ?? 0} road edges`)
