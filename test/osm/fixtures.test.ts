@@ -1,18 +1,9 @@
-import {rmSync} from 'node:fs'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {importOsm} from '../../src/osm/index.js'
-import {count, fixture, openRegion, tempDataDir} from './helpers.js'
+import {count, fixture, freshDataDirs, openRegion} from './helpers.js'
 
 // Extracts copied from the shared data set; the expected figures are its README's osmium counts.
-const dirs: string[] = []
-const fresh = () => {
-  const d = tempDataDir()
-  dirs.push(d)
-  return d
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, {recursive: true, force: true})
-})
+const fresh = freshDataDirs()
 
 describe('import liechtenstein.osm.pbf', () => {
   it('agrees with osmium and assembles the admin hierarchy: country, 2 Wahlkreise, 11 municipalities', async () => {

@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
+import {afterAll} from 'vitest'
 import {readManifest} from '../../src/osm/index.js'
 
 export const MONACO = path.resolve('data/monaco.osm.pbf')
@@ -10,6 +11,19 @@ export const MONACO = path.resolve('data/monaco.osm.pbf')
 export const fixture = (name: string) => path.resolve('test/fixtures/osm', name)
 
 export const tempDataDir = () => mkdtempSync(path.join(os.tmpdir(), 'loc-osm-'))
+
+/** A maker of fresh data dirs for one test file, all removed after its tests. */
+export function freshDataDirs(): () => string {
+  const dirs: string[] = []
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, {recursive: true, force: true})
+  })
+  return () => {
+    const d = tempDataDir()
+    dirs.push(d)
+    return d
+  }
+}
 
 /** The imported region's database, read-only. */
 export function openRegion(dataDir: string, region: string): Database.Database {

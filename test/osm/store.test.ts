@@ -1,18 +1,10 @@
-import {copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {importOsm, openMapData, readManifest} from '../../src/osm/index.js'
-import {MONACO, count, snapshot, tempDataDir} from './helpers.js'
+import {MONACO, count, freshDataDirs, snapshot} from './helpers.js'
 
-const dirs: string[] = []
-const fresh = () => {
-  const d = tempDataDir()
-  dirs.push(d)
-  return d
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, {recursive: true, force: true})
-})
+const fresh = freshDataDirs()
 
 /** A copy of monaco.osm.pbf with bytes changed by `mutate`. */
 function damaged(dir: string, name: string, mutate: (b: Buffer) => Buffer): string {
