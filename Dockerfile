@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src src
+COPY scripts scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
@@ -13,6 +14,7 @@ WORKDIR /app
 ENV NODE_ENV=production LOC_DATA_DIR=/data LOC_HOST=0.0.0.0 LOC_PORT=8080
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+COPY --from=build /app/oclif.manifest.json ./
 COPY package.json ./
 COPY bin bin
 COPY config config
