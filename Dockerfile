@@ -6,7 +6,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src src
-COPY scripts scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
