@@ -38,9 +38,9 @@ export function createHttpServer(ctx: AppContext): Server {
   app.use(errorHandler(errorSender(log, config.server.bodyLimitBytes)))
 
   const server = createServer((req, res: Observed) => {
-    observe(req, res)
+    const requestId = observe(req, res)
     if (req.url?.startsWith('/v1') && cors(req, res)) return
-    if (!handle(req, res)) app(req, res)
+    if (!handle(req, res, requestId)) app(req, res)
   })
   server.on('close', close)
   return server

@@ -16,3 +16,9 @@ export interface ApiRequest {
   auth: KeyIdentity
   requestId: string
 }
+
+/** A request target split at its `?`: the path, and the query string without the `?`. */
+export function splitUrl(url: string): [path: string, search: string] {
+  const q = url.indexOf('?')
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)]
+}

@@ -12,7 +12,7 @@ import {type AuthLevel, authenticate, keyOf, type KeySource} from './middleware/
 import {errorSender} from './middleware/errors.js'
 import type {Observed} from './middleware/observe.js'
 import {limiterFor} from './middleware/rate-limit.js'
-import type {ApiRequest} from './request.js'
+import {type ApiRequest, splitUrl} from './request.js'
 import {JsonText, sendJson, sendText} from './send.js'
 
 /** What route handlers may reach. Domains are called with what they need from here, never with a request. */
@@ -68,7 +68,7 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
  *
  * `handle` returns false when no API route matches, leaving the request to the caller.
  */
-export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessage, res: Observed): boolean; close(): void} {
+export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessage, res: Observed, requestId: string): boolean; close(): void} {
   const {config, store, log} = ctx
   const router = FindMyWay({ignoreTrailingSlash: true, ignoreDuplicateSlashes: true})
   const limiters = new Map<RateLimitGroup, Route['limit']>()
@@ -95,10 +95,15 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
 
   // Kept synchronous until something is truly asynchronous (a body to read, an async handler):
   // a GET with a synchronous handler costs no promise and no extra tick.
-  function run(route: Route, params: Record<string, string>, req: IncomingMessage, res: Observed, path: string, search: string): void {
+  function run(route: Route, params: Record<string, string>, req: IncomingMessage, res: Observed, requestId: string): void {
+    const [path, search] = splitUrl(req.url ?? '/')
     const request: ApiRequest = {
       method: req.method!, path, params, query: search ? (qs.parse(search) as Record<string, unknown>) : EMPTY,
-      body: undefined, headers: req.headers, ip: ipOf(req), auth: undefined!, requestId: res.getHeader('X-Request-Id') as string,
+      body: undefined, headers: req.headers, auth: undefined!, requestId,
+      // only IP-keyed limits read it: with `trust proxy` it parses X-Forwarded-For
+      get ip() {
+        return ipOf(req)
+      },
     }
     const fail = (error: unknown) => sendError(error, request, res)
     try {
@@ -141,14 +146,12 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
   return {
     api,
     close: () => usage.close(),
-    handle(req, res) {
-      const url = req.url ?? '/'
-      const found = router.find(req.method as HTTPMethod, url)
+    handle(req, res, requestId) {
+      const found = router.find(req.method as HTTPMethod, req.url ?? '/')
       if (!found) return false
       const route = found.store as Route
       res.routeLabel = route.pattern
-      const q = url.indexOf('?')
-      run(route, found.params as Record<string, string>, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1))
+      run(route, found.params as Record<string, string>, req, res, requestId)
       return true
     },
   }

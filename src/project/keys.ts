@@ -1,5 +1,5 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {dataVersion, type Store} from '../store/db.js'
+import {changeCache, type Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 
 export type KeyType = 'publishable' | 'secret'
@@ -41,7 +41,7 @@ export async function createKey(store: Store, type: KeyType, env: KeyEnv): Promi
     last_used_at: null,
   }
   await store.db.insertInto('api_keys').values(row).execute()
-  identities.delete(store)
+  identities.clear(store)
   return {key, record: toRecord(row)}
 }
 
@@ -63,14 +63,13 @@ export async function revokeKey(store: Store, prefix: string): Promise<KeyRecord
   if (key.revokedAt) return key
   const revokedAt = nowIso()
   await store.db.updateTable('api_keys').set({revoked_at: revokedAt}).where('id', '=', key.id).execute()
-  identities.delete(store)
+  identities.clear(store)
   return {...key, revokedAt}
 }
 
 const lookup = new WeakMap<Store, (hash: string) => {id: string; type: KeyType; live: number; revoked_at: string | null} | undefined>()
 /** Known keys' identities, dropped on any commit by another connection and on this process's key writes. */
-const identities = new WeakMap<Store, {version: number; byKey: Map<string, KeyIdentity>}>()
-const IDENTITIES_MAX = 10_000
+const identities = changeCache<string, KeyIdentity | null>(10_000)
 
 /**
  * The identity behind an `Authorization` value, or null for unknown and revoked keys. This runs on
@@ -78,14 +77,7 @@ const IDENTITIES_MAX = 10_000
  * request's CPU), the rest cost one prepared statement on an indexed hash.
  */
 export function authenticateKey(store: Store, key: string): KeyIdentity | null {
-  const version = dataVersion(store)
-  let cache = identities.get(store)
-  if (!cache || cache.version !== version || cache.byKey.size >= IDENTITIES_MAX) identities.set(store, (cache = {version, byKey: new Map()}))
-  const known = cache.byKey.get(key)
-  if (known) return known
-  const identity = lookupKey(store, key)
-  if (identity) cache.byKey.set(key, identity)
-  return identity
+  return identities.get(store, key, () => lookupKey(store, key))
 }
 
 function lookupKey(store: Store, key: string): KeyIdentity | null {

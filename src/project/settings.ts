@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import '../zod-messages.js'
-import {dataVersion, type Store} from '../store/db.js'
+import {changeCache, type Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 
 const flag = z.boolean()
@@ -42,28 +42,19 @@ export type Settings = {[K in SettingKey]: (typeof SETTINGS)[K]['default']}
 
 export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key)
 
-const cache = new WeakMap<Store, {version: number; byEnv: Map<boolean, Settings>}>()
+const cache = changeCache<boolean, Settings>()
 
 /**
  * All settings of one environment, defaults filled in. Read on hot paths, so cached until the
- * database changes: `PRAGMA data_version` moves when another connection (the CLI) commits, and
- * this process's own writes clear the cache directly.
+ * database changes (another connection commits, or `setSettings` here).
  */
 export function getSettings(store: Store, live: boolean): Settings {
-  const version = dataVersion(store)
-  let entry = cache.get(store)
-  if (!entry || entry.version !== version) {
-    entry = {version, byEnv: new Map()}
-    cache.set(store, entry)
-  }
-  let settings = entry.byEnv.get(live)
-  if (!settings) {
-    settings = Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, structuredClone(s.default)])) as Settings
+  return cache.get(store, live, () => {
+    const settings = Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, structuredClone(s.default)])) as Settings
     const rows = store.sqlite.prepare('SELECT key, value FROM settings WHERE live = ?').all(live ? 1 : 0) as {key: string; value: string}[]
     for (const row of rows) if (isSettingKey(row.key)) (settings as Record<string, unknown>)[row.key] = JSON.parse(row.value)
-    entry.byEnv.set(live, settings)
-  }
-  return settings
+    return settings
+  })
 }
 
 /** Validates and stores one setting; throws a message naming the key and what is valid. */
@@ -87,7 +78,7 @@ export async function setSettings(store: Store, live: boolean, values: Record<st
         .execute()
     }
   })
-  cache.delete(store)
+  cache.clear(store)
 }
 
 export class SettingError extends Error {

@@ -111,3 +111,29 @@ export function dataVersion(store: Store): number {
   }
   return entry.value
 }
+
+/**
+ * A per-store map of derived values (settings per environment, key identities), emptied when
+ * another connection commits (`dataVersion` moves) or when this process's own write calls `clear`.
+ * `max` bounds it: past that many entries it starts over.
+ */
+export function changeCache<K, V>(max = Infinity) {
+  const caches = new WeakMap<Store, {version: number; entries: Map<K, V>}>()
+  return {
+    get(store: Store, key: K, load: () => V): V {
+      const version = dataVersion(store)
+      let cache = caches.get(store)
+      if (!cache || cache.version !== version || cache.entries.size >= max) caches.set(store, (cache = {version, entries: new Map()}))
+      let value = cache.entries.get(key)
+      if (value === undefined) {
+        value = load()
+        // an absent value (an unknown key) is looked up again next time, never kept
+        if (value !== undefined && value !== null) cache.entries.set(key, value)
+      }
+      return value
+    },
+    clear(store: Store): void {
+      caches.delete(store)
+    },
+  }
+}

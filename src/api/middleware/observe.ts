@@ -2,6 +2,7 @@ import {randomUUID} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {Logger} from '../../log.js'
 import type {Metrics} from '../metrics.js'
+import {splitUrl} from '../request.js'
 
 const SAFE_ID = /^[\w.:-]{1,128}$/
 
@@ -29,9 +30,7 @@ export function observer(log: Logger, metrics: Metrics): (req: IncomingMessage, 
       const route = res.routeLabel ?? routeOfExpress(req)
       metrics.record(req.method!, route, res.statusCode, ms / 1000)
       if (logging) {
-        const url = req.url ?? ''
-        const q = url.indexOf('?')
-        log.info({requestId: id, method: req.method, path: q < 0 ? url : url.slice(0, q), status: res.statusCode, ms: Math.round(ms * 100) / 100, keyId: res.keyId}, 'request')
+        log.info({requestId: id, method: req.method, path: splitUrl(req.url ?? '')[0], status: res.statusCode, ms: Math.round(ms * 100) / 100, keyId: res.keyId}, 'request')
       }
     })
     return id

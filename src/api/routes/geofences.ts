@@ -53,7 +53,6 @@ export function geofencesRoutes(api: Api): void {
     return one(await conflictAs409(() => createGeofence(db, req.auth.live, body)))
   })
 
-  // Three segments before two, so `/:tag/:externalId/users` is never read as a geofence.
   api.route('get', '/geofences/:tag/:externalId/users', S, async (req) => {
     const {live} = req.auth
     const page = parse(pageSchema(1000, 100), req.query)
