@@ -51,7 +51,8 @@ function wrk({url, headers, connections, seconds}) {
   const ms = (label) => {
     const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
     if (!m) return NaN
-    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1)
+    // rounded to the microsecond: 59us * 0.001 would print as 0.059000000000000004
+    return Math.round(Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 's' ? 1e6 : 1000)) / 1000
   }
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)
   if (non2xx) throw new Error(`GET ${url}: ${non2xx[1]} non-2xx responses`)
