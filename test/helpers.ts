@@ -2,11 +2,12 @@ import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {startServer, type RunningServer} from '../src/api/server.js'
+import type {RunningServer} from '../src/api/server.js'
 import {type Config, loadConfig} from '../src/config/index.js'
 import {createLogger} from '../src/log.js'
 import {createKey} from '../src/project/keys.js'
-import {openStore, type Store} from '../src/store/db.js'
+import type {Store} from '../src/store/db.js'
+import {openSystem, serve, type System} from '../src/system.js'
 
 export interface TestKeys {
   testPk: string
@@ -16,6 +17,7 @@ export interface TestKeys {
 }
 
 export interface TestServer extends RunningServer {
+  system: System
   store: Store
   config: Config
   dataDir: string
@@ -33,20 +35,26 @@ const GENEROUS_LIMITS = Object.fromEntries(
   ['track', 'geocode', 'ipGeocode', 'search', 'searchPlaces', 'validate', 'matrix', 'routing', 'data', 'staticMaps', 'config'].map((g) => [g, 100_000]),
 )
 
-/** A real server on a real port over a real SQLite file in a temp dir, with the four keys. */
-export async function startTestServer(overrides: Record<string, unknown> = {}): Promise<TestServer> {
+/**
+ * A real server on a real port over a real SQLite file in a temp dir, with the four keys, built by
+ * the composition root as `loc serve` builds it (timed jobs only with `jobs: true`).
+ */
+export async function startTestServer(overrides: Record<string, unknown> = {}, options: {jobs?: boolean} = {}): Promise<TestServer> {
   const dataDir = tempDir()
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: GENEROUS_LIMITS, ...overrides}})
-  const store = await openStore(dataDir)
+  const system = await openSystem(config, {log: createLogger('silent')})
+  const {store} = system
   const keys: TestKeys = {
-    testPk: (await createKey(store, 'publishable', 'test')).key,
-    testSk: (await createKey(store, 'secret', 'test')).key,
-    livePk: (await createKey(store, 'publishable', 'live')).key,
-    liveSk: (await createKey(store, 'secret', 'live')).key,
+    testPk: createKey(store, 'publishable', 'test').key,
+    testSk: createKey(store, 'secret', 'test').key,
+    livePk: createKey(store, 'publishable', 'live').key,
+    liveSk: createKey(store, 'secret', 'live').key,
   }
-  const server = await startServer({config, store, log: createLogger('silent')})
+  const serving = await serve(system, {jobs: options.jobs ?? false})
+  const server = serving.server
   return {
     ...server,
+    system,
     store,
     config,
     dataDir,
@@ -70,8 +78,8 @@ export async function startTestServer(overrides: Record<string, unknown> = {}): 
       return {status: response.status, headers: response.headers, body: parsed}
     },
     async stop() {
-      await server.close()
-      await store.close()
+      await serving.stop()
+      await system.close()
       rmSync(dataDir, {recursive: true, force: true})
     },
   }

@@ -1,3 +1,5 @@
+import {Refusal} from '../errors.js'
+
 /**
  * The one error catalogue: every failure the API reports is built here and leaves as
  * `{meta: {code, param?, message}}`. Parameter errors read `<param>: <what is valid>`.
@@ -38,6 +40,7 @@ export const errors = {
 /** Anything thrown, as the catalogue's error: body-parser's failures by type, the rest a 500. */
 export function toApiError(error: unknown, bodyLimitBytes: number): ApiError {
   if (error instanceof ApiError) return error
+  if (error instanceof Refusal) return new ApiError(error.status, error.message, error.param)
   const type = (error as {type?: string} | null)?.type
   if (type === 'entity.too.large') return errors.payloadTooLarge(bodyLimitBytes)
   if (type === 'entity.parse.failed') return errors.malformedBody()

@@ -3,11 +3,9 @@ import bodyParser from 'body-parser'
 import FindMyWay, {type HTTPMethod} from 'find-my-way'
 import proxyAddr from 'proxy-addr'
 import qs from 'qs'
-import type {Config, RateLimitGroup} from '../config/index.js'
-import type {Logger} from '../log.js'
-import type {MapData} from '../osm/index.js'
+import type {RateLimitGroup} from '../config/index.js'
 import {createUsageMeter} from '../project/usage.js'
-import type {Store} from '../store/db.js'
+import type {System} from '../system.js'
 import {type AuthLevel, authenticate, keyOf, type KeySource} from './middleware/auth.js'
 import {errorSender} from './middleware/errors.js'
 import type {Observed} from './middleware/observe.js'
@@ -15,14 +13,8 @@ import {limiterFor} from './middleware/rate-limit.js'
 import {type ApiRequest, splitUrl} from './request.js'
 import {JsonText, sendJson, sendText} from './send.js'
 
-/** What route handlers may reach. Domains are called with what they need from here, never with a request. */
-export interface AppContext {
-  config: Config
-  store: Store
-  log: Logger
-  /** The imported map regions (read-only; follows new imports without a restart). */
-  map?: MapData
-}
+/** What route handlers may reach: the running system (src/system.ts). Domains are called with what they need from here, never with a request. */
+export type AppContext = Omit<System, 'close'>
 
 export interface RouteOptions {
   auth: AuthLevel

@@ -1,6 +1,7 @@
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {write} from '../store/write.js'
 import type {BeaconRow} from './json.js'
 
 export type BeaconType = 'ibeacon' | 'eddystone'
@@ -48,7 +49,7 @@ function columns(input: BeaconInput) {
 const isUniqueViolation = (error: unknown) => (error as {code?: string})?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 
 /** Creates a beacon; a `tag` + `externalId` that exists already is a conflict, not an update. */
-export async function createBeacon(store: Store, live: boolean, input: BeaconInput): Promise<Written | Conflict> {
+export function createBeacon(store: Store, live: boolean, input: BeaconInput): Written | Conflict {
   const now = nowIso()
   const row: BeaconRow = {
     id: newId(),
@@ -60,7 +61,7 @@ export async function createBeacon(store: Store, live: boolean, input: BeaconInp
     updated_at: now,
   }
   try {
-    await store.db.insertInto('beacons').values(row).execute()
+    write(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)))
   } catch (error) {
     if (isUniqueViolation(error)) return {conflict: true}
     throw error
@@ -69,19 +70,18 @@ export async function createBeacon(store: Store, live: boolean, input: BeaconInp
 }
 
 /** Creates or updates the beacon with this `tag` + `externalId`, in one statement. */
-export async function upsertBeaconByTag(store: Store, live: boolean, tag: string, externalId: string, input: BeaconInput): Promise<Written> {
+export function upsertBeaconByTag(store: Store, live: boolean, tag: string, externalId: string, input: BeaconInput): Written {
   const now = nowIso()
   const values = columns(input)
-  const row = await store.db.insertInto('beacons')
+  const row = write(store, (tx) => tx.get(store.db.insertInto('beacons')
     .values({id: newId(), live: env(live), tag, external_id: externalId, ...values, created_at: now, updated_at: now})
     .onConflict((oc) => oc.columns(['live', 'tag', 'external_id']).where('external_id', 'is not', null).doUpdateSet({...values, updated_at: now}))
-    .returningAll()
-    .executeTakeFirstOrThrow()
+    .returningAll()))!
   return {row, created: row.created_at === now}
 }
 
 /** Updates the beacon with this `_id` (its `tag`/`externalId` too when given); undefined when there is none. */
-export async function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Promise<Written | Conflict | undefined> {
+export function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Written | Conflict | undefined {
   const set = {
     ...columns(input),
     ...(input.tag === undefined ? {} : {tag: input.tag}),
@@ -89,9 +89,9 @@ export async function updateBeacon(store: Store, live: boolean, id: string, inpu
     updated_at: nowIso(),
   }
   try {
-    const row = await store.db.updateTable('beacons').set(set)
+    const row = write(store, (tx) => tx.get(store.db.updateTable('beacons').set(set)
       .where('live', '=', env(live)).where('id', '=', id)
-      .returningAll().executeTakeFirst()
+      .returningAll()))
     return row && {row, created: false}
   } catch (error) {
     if (isUniqueViolation(error)) return {conflict: true}
@@ -122,6 +122,6 @@ export async function listBeacons(store: Store, live: boolean, filters: BeaconFi
 export async function deleteBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<boolean> {
   const beacon = await findBeacon(store, live, ref)
   if (!beacon) return false
-  await store.db.deleteFrom('beacons').where('id', '=', beacon.id).execute()
+  write(store, (tx) => tx.run(store.db.deleteFrom('beacons').where('id', '=', beacon.id)))
   return true
 }

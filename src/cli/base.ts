@@ -1,6 +1,7 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
-import {openStore, type Store} from '../store/db.js'
+import type {Store} from '../store/db.js'
+import {openSystem, type System} from '../system.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -12,7 +13,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected flags!: BaseFlags<T>
-  private store?: Store
+  private opened?: Promise<System>
 
   public async init(): Promise<void> {
     await super.init()
@@ -29,13 +30,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  protected async openStore(config: Config = this.loadConfig()): Promise<Store> {
-    this.store ??= await openStore(config.dataDir)
-    return this.store
+  /** The system built by the composition root (src/system.ts), once per command; closed when the command ends. */
+  protected system(config: Config = this.loadConfig()): Promise<System> {
+    this.opened ??= openSystem(config)
+    return this.opened
+  }
+
+  protected async openStore(config?: Config): Promise<Store> {
+    return (await this.system(config)).store
   }
 
   protected async finally(error: Error | undefined): Promise<unknown> {
-    await this.store?.close()
+    await this.opened?.then((system) => system.close(), () => undefined)
     return super.finally(error)
   }
 }

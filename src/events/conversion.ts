@@ -1,8 +1,9 @@
 import type {Store} from '../store/db.js'
+import {write} from '../store/write.js'
 import {userJson} from '../users/json.js'
 import {findUserByIds} from '../users/store.js'
 import type {EventRow} from './json.js'
-import {writeEvents} from './store.js'
+import {recordEvents} from './recorder.js'
 
 export interface ConversionInput {
   name: string
@@ -18,7 +19,8 @@ export interface ConversionInput {
 /**
  * Logs a conversion. Revenue may also arrive as `metadata.revenue` (compat; `revenue` wins). When
  * `userId` or `deviceId` names a known user, the event embeds that user. Conversions are always
- * stored: `events.types` filters the events loc generates, not the ones a client logs.
+ * stored (`events.types` filters the events loc generates, not the ones a client logs) and owe
+ * their webhook deliveries like any event.
  */
 export async function logConversion(store: Store, live: boolean, input: ConversionInput): Promise<EventRow> {
   const user = await findUserByIds(store, live, input)
@@ -31,10 +33,8 @@ export async function logConversion(store: Store, live: boolean, input: Conversi
     ...(input.installId ? {installId: input.installId} : {}),
     ...(user ? {user: userJson(user)} : {userId: input.userId ?? null, ...(input.deviceId ? {deviceId: input.deviceId} : {})}),
   }
-  const [row] = await writeEvents(store.db, live, [
-    {type: 'conversion', userRef: user?.id ?? null, userId: user?.user_id ?? input.userId ?? null, createdAt: input.createdAt, body},
-  ])
-  return row
+  const event = {type: 'conversion', userRef: user?.id ?? null, userId: user?.user_id ?? input.userId ?? null, createdAt: input.createdAt, body}
+  return write(store, (tx) => recordEvents(tx, live, [event], {logged: true})[0])
 }
 
 function asNumber(value: unknown): number | undefined {

@@ -1,22 +1,18 @@
-import {CompiledQuery, sql, type Insertable, type Kysely, type Selectable} from 'kysely'
-import type {Database, GeofenceTable} from '../store/schema.js'
+import {CompiledQuery, sql, type Insertable, type Selectable} from 'kysely'
+import {refuse} from '../errors.js'
+import type {Store} from '../store/db.js'
+import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {type Tx, write} from '../store/write.js'
 import type {UserRow} from '../users/json.js'
 import type {GeofenceInput} from './input.js'
 
 export type GeofenceRow = Selectable<GeofenceTable>
-type Db = Kysely<Database>
 
 /** A geofence is referenced by `_id` or by `tag` plus `externalId`, always within one environment. */
 export type GeofenceRef = {id: string} | {tag: string; externalId: string}
 
-/** A create or update would give a second geofence the same `tag` and `externalId` in one environment. */
-export class DuplicateGeofenceError extends Error {
-  constructor(readonly tag: string | undefined, readonly externalId: string | undefined) {
-    super(`a geofence with tag ${tag} and externalId ${externalId} already exists`)
-  }
-}
 
 /** The columns an upsert writes: everything but `id`, `live` and `created_at`. */
 function contentColumns(input: GeofenceInput, updatedAt: string) {
@@ -52,23 +48,23 @@ function contentColumns(input: GeofenceInput, updatedAt: string) {
 
 const isUniqueViolation = (error: unknown) => (error as {code?: string} | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 
-async function guardUnique<T>(input: GeofenceInput, write: () => Promise<T>): Promise<T> {
+/** A create or update that would give a second geofence the same `tag` and `externalId` in one environment is refused (409). */
+function writeUnique<T>(store: Store, fn: (tx: Tx) => T): T {
   try {
-    return await write()
+    return write(store, fn)
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DuplicateGeofenceError(input.tag, input.externalId)
+    if (isUniqueViolation(error)) throw refuse.conflict('externalId', 'must be unique within its tag (a geofence with this tag and externalId exists)')
     throw error
   }
 }
 
-/** Creates a geofence; a `tag`+`externalId` pair that already exists throws DuplicateGeofenceError. */
-export async function createGeofence(db: Db, live: boolean, input: GeofenceInput): Promise<GeofenceRow> {
+/** Creates a geofence; a `tag`+`externalId` pair that already exists is refused. */
+export function createGeofence(store: Store, live: boolean, input: GeofenceInput): GeofenceRow {
   const content = contentColumns(input, nowIso())
-  return guardUnique(input, () =>
-    db.insertInto('geofences')
+  return writeUnique(store, (tx) =>
+    tx.get(store.db.insertInto('geofences')
       .values({id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at})
-      .returningAll()
-      .executeTakeFirstOrThrow())
+      .returningAll()))!
 }
 
 /**
@@ -76,12 +72,11 @@ export async function createGeofence(db: Db, live: boolean, input: GeofenceInput
  * concurrent upserts cannot both create). An update keeps `_id` and `createdAt`. The hottest write
  * (API and sync upserts), so its SQL is written once here instead of built per call.
  */
-export async function upsertGeofenceByKey(db: Db, live: boolean, tag: string, externalId: string, input: GeofenceInput): Promise<GeofenceRow> {
+export function upsertGeofenceByKey(store: Store, live: boolean, tag: string, externalId: string, input: GeofenceInput): GeofenceRow {
   const content = contentColumns({...input, tag, externalId}, nowIso())
   const row: Insertable<GeofenceTable> = {id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at}
   const params = UPSERT_COLUMNS.map((column) => row[column])
-  const result = await db.executeQuery<GeofenceRow>(CompiledQuery.raw(UPSERT_SQL, params as unknown[]))
-  return result.rows[0]
+  return write(store, (tx) => tx.get<GeofenceRow>(CompiledQuery.raw(UPSERT_SQL, params as unknown[]) as CompiledQuery<GeofenceRow>))!
 }
 
 const UPSERT_COLUMNS = Object.keys({id: '', live: 0, ...contentColumns(placeholderInput(), ''), created_at: ''}) as Array<keyof GeofenceTable>
@@ -96,23 +91,21 @@ function placeholderInput(): GeofenceInput {
 }
 
 /** Replaces the geofence with this `_id`; null when there is none in this environment. */
-export async function updateGeofenceById(db: Db, live: boolean, id: string, input: GeofenceInput): Promise<GeofenceRow | null> {
+export function updateGeofenceById(store: Store, live: boolean, id: string, input: GeofenceInput): GeofenceRow | null {
   const content = contentColumns(input, nowIso())
-  const row = await guardUnique(input, () =>
-    db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0)
-      .returningAll().executeTakeFirst())
+  const row = writeUnique(store, (tx) =>
+    tx.get(store.db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0).returningAll()))
   return row ?? null
 }
 
-export async function getGeofence(db: Db, live: boolean, ref: GeofenceRef): Promise<GeofenceRow | null> {
-  const row = await byRef(db.selectFrom('geofences').selectAll(), live, ref).executeTakeFirst()
+export async function getGeofence(store: Store, live: boolean, ref: GeofenceRef): Promise<GeofenceRow | null> {
+  const row = await byRef(store.db.selectFrom('geofences').selectAll(), live, ref).executeTakeFirst()
   return row ?? null
 }
 
 /** True when a geofence was deleted. Presence rows go with it (foreign key cascade). */
-export async function deleteGeofence(db: Db, live: boolean, ref: GeofenceRef): Promise<boolean> {
-  const result = await byRef(db.deleteFrom('geofences'), live, ref).executeTakeFirst()
-  return result.numDeletedRows > 0n
+export function deleteGeofence(store: Store, live: boolean, ref: GeofenceRef): boolean {
+  return write(store, (tx) => tx.run(byRef(store.db.deleteFrom('geofences'), live, ref))) > 0
 }
 
 function byRef<Q extends {where: (...args: any[]) => any}>(query: Q, live: boolean, ref: GeofenceRef): Q {
@@ -130,8 +123,8 @@ export interface GeofenceFilters {
 }
 
 /** One page, newest `updatedAt` first. */
-export async function listGeofences(db: Db, live: boolean, page: PageQuery, filters: GeofenceFilters = {}): Promise<Page<GeofenceRow>> {
-  let q = db.selectFrom('geofences').selectAll().where('live', '=', live ? 1 : 0)
+export async function listGeofences(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters = {}): Promise<Page<GeofenceRow>> {
+  let q = store.db.selectFrom('geofences').selectAll().where('live', '=', live ? 1 : 0)
   if (filters.tag !== undefined) q = q.where('tag', '=', filters.tag)
   if (filters.externalId !== undefined) q = q.where('external_id', '=', filters.externalId)
   for (const [key, value] of Object.entries(filters.metadata ?? {})) {
@@ -151,8 +144,8 @@ function metadataMatch(value: string) {
 }
 
 /** Users inside the geofence now (per `geofence_presence`), newest `updatedAt` first. */
-export async function usersInGeofence(db: Db, live: boolean, geofenceId: string, page: PageQuery): Promise<Page<UserRow>> {
-  const inside = db.selectFrom('geofence_presence').select('user_ref').where('geofence_id', '=', geofenceId)
-  const q = db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0).where('id', 'in', inside)
+export async function usersInGeofence(store: Store, live: boolean, geofenceId: string, page: PageQuery): Promise<Page<UserRow>> {
+  const inside = store.db.selectFrom('geofence_presence').select('user_ref').where('geofence_id', '=', geofenceId)
+  const q = store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0).where('id', 'in', inside)
   return fetchPage(q, page, 'updated_at')
 }

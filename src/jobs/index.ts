@@ -1,26 +1,32 @@
-import type {Logger} from '../log.js'
-import type {Store} from '../store/db.js'
 import {geofenceExpiryJob} from '../geofences/expiry.js'
+import {changePruneJob} from '../store/prune.js'
+import type {System} from '../system.js'
 import {tripExpiryJob} from '../trips/expiry.js'
 
 /** Work `loc serve` repeats on a timer. Each run must be idempotent and quick; errors are logged, never fatal. */
 export interface Job {
   name: string
   everyMs: number
-  run(store: Store, now: Date): Promise<unknown>
+  run(system: System, now: Date): unknown
 }
 
-export const jobs: Job[] = [geofenceExpiryJob, tripExpiryJob]
+export const jobs: Job[] = [geofenceExpiryJob, tripExpiryJob, changePruneJob]
 
-/** Starts every job on its interval; `stop()` clears the timers and waits for runs in progress. */
-export function startJobs(store: Store, log: Logger, list: Job[] = jobs): {stop(): Promise<void>} {
+export interface Jobs {
+  /** Clears the timers and waits for runs in progress. */
+  stop(): Promise<void>
+}
+
+/** Starts every job on its interval with the running system. */
+export function startJobs(system: System, list: Job[] = jobs): Jobs {
+  const {log} = system
   const running = new Set<Promise<unknown>>()
   const timers = list.map((job) => {
     let busy = false
     const tick = () => {
       if (busy) return
       busy = true
-      const run = job.run(store, new Date())
+      const run = Promise.resolve().then(() => job.run(system, new Date()))
         .then((result) => result && log.info({job: job.name, result}, 'job ran'))
         .catch((err) => log.error({job: job.name, err}, 'job failed'))
         .finally(() => {

@@ -1,6 +1,8 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {changeCache, type Store} from '../store/db.js'
+import {followed} from '../store/changes.js'
+import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
+import {write} from '../store/write.js'
 
 export type KeyType = 'publishable' | 'secret'
 export type KeyEnv = 'test' | 'live'
@@ -28,7 +30,7 @@ const PREFIX_HEX = 8
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 
 /** Creates a key and returns it in clear: the only time it is ever shown (only its hash is stored). */
-export async function createKey(store: Store, type: KeyType, env: KeyEnv): Promise<{key: string; record: KeyRecord}> {
+export function createKey(store: Store, type: KeyType, env: KeyEnv): {key: string; record: KeyRecord} {
   const key = `prj_${env}_${type === 'publishable' ? 'pk' : 'sk'}_${randomBytes(20).toString('hex')}`
   const row = {
     id: newId(),
@@ -40,8 +42,7 @@ export async function createKey(store: Store, type: KeyType, env: KeyEnv): Promi
     revoked_at: null,
     last_used_at: null,
   }
-  await store.db.insertInto('api_keys').values(row).execute()
-  identities.clear(store)
+  write(store, (tx) => tx.run(store.db.insertInto('api_keys').values(row)))
   return {key, record: toRecord(row)}
 }
 
@@ -62,14 +63,36 @@ export async function revokeKey(store: Store, prefix: string): Promise<KeyRecord
   const [key] = matches
   if (key.revokedAt) return key
   const revokedAt = nowIso()
-  await store.db.updateTable('api_keys').set({revoked_at: revokedAt}).where('id', '=', key.id).execute()
-  identities.clear(store)
+  write(store, (tx) => tx.run(store.db.updateTable('api_keys').set({revoked_at: revokedAt}).where('id', '=', key.id)))
   return {...key, revokedAt}
 }
 
-const lookup = new WeakMap<Store, (hash: string) => {id: string; type: KeyType; live: number; revoked_at: string | null} | undefined>()
-/** Known keys' identities, dropped on any commit by another connection and on this process's key writes. */
-const identities = changeCache<string, KeyIdentity | null>(10_000)
+type KeyRow = {id: string; type: KeyType; live: number; revoked_at: string | null}
+
+/** Up to this many keys' identities are kept; past it the cache starts over. */
+const IDENTITIES_MAX = 10_000
+
+/** Known keys' identities in memory, emptied by any change to `api_keys` (keys change rarely). */
+const identities = followed((store) => {
+  const find = store.sqlite.prepare('SELECT id, type, live, revoked_at FROM api_keys WHERE hash = ?')
+  const known = new Map<string, KeyIdentity>()
+  return {
+    kinds: ['api_keys'] as const,
+    rebuild: () => known.clear(),
+    apply: () => known.clear(),
+    /** An unknown key is looked up again next time, never remembered. */
+    get(key: string): KeyIdentity | null {
+      let identity = known.get(key)
+      if (identity) return identity
+      if (!KEY_PATTERN.test(key)) return null
+      const row = find.get(hashKey(key)) as KeyRow | undefined
+      if (!row || row.revoked_at) return null
+      if (known.size >= IDENTITIES_MAX) known.clear()
+      known.set(key, (identity = {id: row.id, type: row.type, live: row.live === 1}))
+      return identity
+    },
+  }
+})
 
 /**
  * The identity behind an `Authorization` value, or null for unknown and revoked keys. This runs on
@@ -77,20 +100,7 @@ const identities = changeCache<string, KeyIdentity | null>(10_000)
  * request's CPU), the rest cost one prepared statement on an indexed hash.
  */
 export function authenticateKey(store: Store, key: string): KeyIdentity | null {
-  return identities.get(store, key, () => lookupKey(store, key))
-}
-
-function lookupKey(store: Store, key: string): KeyIdentity | null {
-  if (!KEY_PATTERN.test(key)) return null
-  let find = lookup.get(store)
-  if (!find) {
-    const statement = store.sqlite.prepare('SELECT id, type, live, revoked_at FROM api_keys WHERE hash = ?')
-    find = (hash) => statement.get(hash) as ReturnType<NonNullable<typeof find>>
-    lookup.set(store, find)
-  }
-  const row = find(hashKey(key))
-  if (!row || row.revoked_at) return null
-  return {id: row.id, type: row.type, live: row.live === 1}
+  return identities(store).get(key)
 }
 
 function toRecord(row: {id: string; prefix: string; type: KeyType; live: number; created_at: string; revoked_at: string | null; last_used_at: string | null}): KeyRecord {

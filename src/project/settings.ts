@@ -1,7 +1,9 @@
 import {z} from 'zod'
 import '../zod-messages.js'
-import {changeCache, type Store} from '../store/db.js'
+import {type Change, followed} from '../store/changes.js'
+import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
+import {write} from '../store/write.js'
 
 const flag = z.boolean()
 const minutes = z.number().positive()
@@ -42,28 +44,40 @@ export type Settings = {[K in SettingKey]: (typeof SETTINGS)[K]['default']}
 
 export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key)
 
-const cache = changeCache<boolean, Settings>()
+/** Each environment's settings in memory, reloaded when the change feed shows one of its rows changed. */
+const cache = followed((store) => {
+  const read = store.sqlite.prepare('SELECT key, value FROM settings WHERE live = ?')
+  const byEnv: Array<Settings | undefined> = [undefined, undefined]
+  return {
+    kinds: ['settings'] as const,
+    rebuild: () => byEnv.fill(undefined),
+    apply(changes: readonly Change[]) {
+      for (const change of changes) byEnv[change.live ? 1 : 0] = undefined
+    },
+    get(live: boolean): Settings {
+      return (byEnv[live ? 1 : 0] ??= load(read.all(live ? 1 : 0) as {key: string; value: string}[]))
+    },
+  }
+})
 
-/**
- * All settings of one environment, defaults filled in. Read on hot paths, so cached until the
- * database changes (another connection commits, or `setSettings` here).
- */
+function load(rows: {key: string; value: string}[]): Settings {
+  const settings = Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, structuredClone(s.default)])) as Settings
+  for (const row of rows) if (isSettingKey(row.key)) (settings as Record<string, unknown>)[row.key] = JSON.parse(row.value)
+  return settings
+}
+
+/** All settings of one environment, defaults filled in; from memory, current to the last commit. */
 export function getSettings(store: Store, live: boolean): Settings {
-  return cache.get(store, live, () => {
-    const settings = Object.fromEntries(Object.entries(SETTINGS).map(([k, s]) => [k, structuredClone(s.default)])) as Settings
-    const rows = store.sqlite.prepare('SELECT key, value FROM settings WHERE live = ?').all(live ? 1 : 0) as {key: string; value: string}[]
-    for (const row of rows) if (isSettingKey(row.key)) (settings as Record<string, unknown>)[row.key] = JSON.parse(row.value)
-    return settings
-  })
+  return cache(store).get(live)
 }
 
 /** Validates and stores one setting; throws a message naming the key and what is valid. */
-export async function setSetting(store: Store, live: boolean, key: string, value: unknown): Promise<void> {
-  await setSettings(store, live, {[key]: value})
+export function setSetting(store: Store, live: boolean, key: string, value: unknown): void {
+  setSettings(store, live, {[key]: value})
 }
 
 /** Validates every pair first, then writes them in one transaction: all or nothing. */
-export async function setSettings(store: Store, live: boolean, values: Record<string, unknown>): Promise<void> {
+export function setSettings(store: Store, live: boolean, values: Record<string, unknown>): void {
   const rows = Object.entries(values).map(([key, value]) => {
     if (!isSettingKey(key)) throw new SettingError(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
     const parsed = SETTINGS[key].schema.safeParse(value)
@@ -71,14 +85,12 @@ export async function setSettings(store: Store, live: boolean, values: Record<st
     return {live: live ? 1 : 0, key, value: JSON.stringify(parsed.data), updated_at: nowIso()}
   })
   if (rows.length === 0) return
-  await store.db.transaction().execute(async (trx) => {
+  write(store, (tx) => {
     for (const row of rows) {
-      await trx.insertInto('settings').values(row)
-        .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: row.value, updated_at: row.updated_at}))
-        .execute()
+      tx.run(store.db.insertInto('settings').values(row)
+        .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: row.value, updated_at: row.updated_at})))
     }
   })
-  cache.clear(store)
 }
 
 export class SettingError extends Error {

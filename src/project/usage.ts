@@ -1,4 +1,5 @@
 import type {Store} from '../store/db.js'
+import {write} from '../store/write.js'
 
 /** `YYYY-MM` of a time, UTC: quotas run per calendar month. */
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7)
@@ -48,9 +49,10 @@ export function createUsageMeter(store: Store, options: {flushMs?: number; now?:
   }
   const flush = () => {
     if (pending[0] === 0 && pending[1] === 0) return
-    store.sqlite.transaction(() => {
-      for (const live of [0, 1]) if (pending[live]) add.run(live, pendingMonth, pending[live])
-    })()
+    const counts = pending
+    write(store, () => {
+      for (const live of [0, 1]) if (counts[live]) add.run(live, pendingMonth, counts[live])
+    })
     stored = stored.map((n, live) => n + pending[live])
     pending = [0, 0]
   }

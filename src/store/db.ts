@@ -2,14 +2,20 @@ import {mkdirSync, statSync} from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {Kysely, Migrator, SqliteDialect, type MigrationResultSet, type SqliteDatabase as KyselySqlite} from 'kysely'
+import {type ChangeFeed, createChangeFeed} from './changes.js'
 import {migrations} from './migrations/index.js'
 import type {Database} from './schema.js'
 
 export interface Store {
+  /** Kysely for reads, and for building the SQL that `write` runs. Executing a write or a transaction through it throws. */
   db: Kysely<Database>
-  /** The raw connection, for transactions that must stay synchronous and for PRAGMAs. */
+  /** The raw connection, for PRAGMAs and prepared reads. Transactions go through `write` (write.ts) only. */
   sqlite: SqliteDatabase.Database
   file: string
+  /** Changes to followed tables, from this process and every other (changes.ts). */
+  feed: ChangeFeed
+  /** A prepared statement for this SQL text, reused (see `statementCache`). */
+  statement(text: string): SqliteDatabase.Statement
   close(): Promise<void>
 }
 
@@ -24,54 +30,78 @@ export async function openStore(dataDir: string, options: {migrate?: boolean} = 
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({dialect: new SqliteDialect({database: reusingStatements(sqlite)})})
+  const statement = statementCache(sqlite)
+  if (options.migrate !== false) {
+    const result = await migrate(sqlite)
+    if (result.error) {
+      sqlite.close()
+      throw result.error
+    }
+  }
+  const db = new Kysely<Database>({dialect: new SqliteDialect({database: readsOnly(sqlite, statement)})})
   const store: Store = {
     db,
     sqlite,
     file,
+    feed: undefined!,
+    statement,
     async close() {
       await db.destroy()
     },
   }
-  if (options.migrate !== false) {
-    const result = await migrate(store)
-    if (result.error) {
-      await store.close()
-      throw result.error
-    }
-  }
+  store.feed = createChangeFeed(store)
   return store
 }
 
 const STATEMENTS_MAX = 500
 
 /**
- * The connection as kysely sees it, with prepared statements reused by SQL text. Kysely prepares
- * every query anew, and preparing cost as much as running: a 30-column geofence upsert spent 16 %
- * of its request in `prepare`. Safe because kysely runs each statement to completion at once
- * (`all`/`run`; we never stream). Bounded: the oldest statement goes when 500 are kept.
+ * Prepared statements reused by SQL text. Kysely prepares every query anew, and preparing cost as
+ * much as running: a 30-column geofence upsert spent 16 % of its request in `prepare`. Safe because
+ * every statement runs to completion at once (`all`/`run`; we never stream). Bounded: the oldest
+ * statement goes when 500 are kept.
  */
-function reusingStatements(sqlite: SqliteDatabase.Database): KyselySqlite {
+function statementCache(sqlite: SqliteDatabase.Database): (text: string) => SqliteDatabase.Statement {
   const statements = new Map<string, SqliteDatabase.Statement>()
+  return (text) => {
+    let statement = statements.get(text)
+    if (!statement) {
+      if (statements.size >= STATEMENTS_MAX) statements.delete(statements.keys().next().value!)
+      statements.set(text, (statement = sqlite.prepare(text)))
+    }
+    return statement
+  }
+}
+
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i
+
+/**
+ * The connection as kysely sees it: reads only. A kysely transaction and a synchronous one on the
+ * same connection nest (the inner becomes a savepoint and is rolled back with the outer), so every
+ * write goes through `write` (write.ts) and kysely is refused the rest.
+ */
+function readsOnly(sqlite: SqliteDatabase.Database, statement: (text: string) => SqliteDatabase.Statement): KyselySqlite {
   return {
     prepare(text) {
-      let statement = statements.get(text)
-      if (!statement) {
-        if (statements.size >= STATEMENTS_MAX) statements.delete(statements.keys().next().value!)
-        statements.set(text, (statement = sqlite.prepare(text)))
-      }
-      return statement as ReturnType<KyselySqlite['prepare']>
+      if (TRANSACTION_CONTROL.test(text)) throw new Error('transactions go through write() (src/store/write.ts), never through kysely')
+      const prepared = statement(text)
+      if (!prepared.readonly) throw new Error(`writes go through write() (src/store/write.ts): ${text.slice(0, 60)}`)
+      return prepared as ReturnType<KyselySqlite['prepare']>
     },
     close() {
-      statements.clear()
       sqlite.close()
     },
   }
 }
 
-export async function migrate(store: Store): Promise<MigrationResultSet> {
-  const migrator = new Migrator({db: store.db, provider: {getMigrations: async () => migrations}})
-  return migrator.migrateToLatest()
+/** Runs pending migrations on their own kysely, the one place allowed DDL and kysely transactions. */
+export async function migrate(sqlite: SqliteDatabase.Database): Promise<MigrationResultSet> {
+  const db = new Kysely<unknown>({dialect: new SqliteDialect({database: {prepare: (text) => sqlite.prepare(text) as ReturnType<KyselySqlite['prepare']>, close() {}}})})
+  try {
+    return await new Migrator({db, provider: {getMigrations: async () => migrations}}).migrateToLatest()
+  } finally {
+    await db.destroy()
+  }
 }
 
 export function storeSizeBytes(store: Store): number {
@@ -91,49 +121,3 @@ export const toInt = (value: boolean | undefined | null): number | null =>
   value === undefined || value === null ? null : value ? 1 : 0
 export const toBool = (value: number | null | undefined): boolean | undefined =>
   value === null || value === undefined ? undefined : value === 1
-
-const versions = new WeakMap<Store, {statement: {get(): unknown}; value: number; readAt: number}>()
-/** How stale `dataVersion` may be: the pragma opens a read transaction, ~5 µs, too dear per request. */
-const VERSION_TTL_MS = 50
-
-/**
- * SQLite's `PRAGMA data_version`, re-read at most every 50 ms: it moves when another connection
- * (the CLI, another process) commits, never for this connection's own writes. Caches of hot rows
- * key on it, so another process's change (a revoked key, a setting) shows within 50 ms.
- */
-export function dataVersion(store: Store): number {
-  const now = Date.now()
-  let entry = versions.get(store)
-  if (!entry) versions.set(store, (entry = {statement: store.sqlite.prepare('PRAGMA data_version').pluck(), value: 0, readAt: -Infinity}))
-  if (now - entry.readAt >= VERSION_TTL_MS) {
-    entry.value = entry.statement.get() as number
-    entry.readAt = now
-  }
-  return entry.value
-}
-
-/**
- * A per-store map of derived values (settings per environment, key identities), emptied when
- * another connection commits (`dataVersion` moves) or when this process's own write calls `clear`.
- * `max` bounds it: past that many entries it starts over.
- */
-export function changeCache<K, V>(max = Infinity) {
-  const caches = new WeakMap<Store, {version: number; entries: Map<K, V>}>()
-  return {
-    get(store: Store, key: K, load: () => V): V {
-      const version = dataVersion(store)
-      let cache = caches.get(store)
-      if (!cache || cache.version !== version || cache.entries.size >= max) caches.set(store, (cache = {version, entries: new Map()}))
-      let value = cache.entries.get(key)
-      if (value === undefined) {
-        value = load()
-        // an absent value (an unknown key) is looked up again next time, never kept
-        if (value !== undefined && value !== null) cache.entries.set(key, value)
-      }
-      return value
-    },
-    clear(store: Store): void {
-      caches.delete(store)
-    },
-  }
-}

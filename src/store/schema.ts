@@ -159,6 +159,46 @@ export interface UsageTable {
   requests: number
 }
 
+/** One row per insert, update or delete of a followed table (written by triggers; see changes.ts). */
+export interface ChangeTable {
+  seq: Generated<number>
+  live: number
+  kind: ChangeKind
+  /** The row's id (a setting's key). */
+  ref: string
+  deleted: number
+}
+
+export type ChangeKind = 'geofences' | 'beacons' | 'settings' | 'api_keys' | 'webhooks'
+
+export interface WebhookTable {
+  id: string
+  live: number
+  url: string
+  /** JSON array of event types; null: every type. */
+  types: string | null
+  batch: number
+  secret: string
+  enabled: number
+  created_at: string
+  updated_at: string
+}
+
+/** A delivery owed: one event to one webhook, written in the event's own transaction. */
+export interface WebhookOutboxTable {
+  id: Generated<number>
+  webhook_id: string
+  event_id: string
+  live: number
+  status: 'pending' | 'delivered' | 'failed' | 'dead'
+  attempts: number
+  next_attempt_at: string
+  lease_until: string | null
+  last_error: string | null
+  created_at: string
+  delivered_at: string | null
+}
+
 export interface Database {
   api_keys: ApiKeyTable
   settings: SettingTable
@@ -170,4 +210,7 @@ export interface Database {
   events: EventTable
   geofence_presence: PresenceTable
   usage: UsageTable
+  changes: ChangeTable
+  webhooks: WebhookTable
+  webhook_outbox: WebhookOutboxTable
 }

@@ -1,10 +1,8 @@
-import type {Kysely} from 'kysely'
-import type {Database} from '../store/schema.js'
+import type {Tx} from '../store/write.js'
 
 /** The destination geofence's `geometryCenter` as `[lng, lat]`, or undefined when no such geofence exists. */
-export async function destinationOf(db: Kysely<Database>, live: boolean, tag: string, externalId: string): Promise<[number, number] | undefined> {
-  const row = await db.selectFrom('geofences').select(['center_lng', 'center_lat'])
-    .where('live', '=', live ? 1 : 0).where('tag', '=', tag).where('external_id', '=', externalId)
-    .executeTakeFirst()
+export function destinationOf(tx: Tx, live: boolean, tag: string, externalId: string): [number, number] | undefined {
+  const row = tx.get(tx.store.db.selectFrom('geofences').select(['center_lng', 'center_lat'])
+    .where('live', '=', live ? 1 : 0).where('tag', '=', tag).where('external_id', '=', externalId))
   return row && [row.center_lng, row.center_lat]
 }

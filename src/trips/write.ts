@@ -1,9 +1,10 @@
-import type {Kysely, Updateable} from 'kysely'
-import {writeEvents} from '../events/store.js'
-import {getSettings} from '../project/settings.js'
+import type {Updateable} from 'kysely'
+import {refuse} from '../errors.js'
+import {recordEvents} from '../events/recorder.js'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
-import type {Database, TripTable} from '../store/schema.js'
+import type {TripTable} from '../store/schema.js'
+import {type Tx, write} from '../store/write.js'
 import {userJson} from '../users/json.js'
 import {findUserByIds} from '../users/store.js'
 import {destinationOf} from './destination.js'
@@ -33,22 +34,15 @@ export interface TripUpdate extends TripFields {
   status?: UpdateStatus
 }
 
-/** Why a write was refused, naming the input field at fault. */
-export interface Refusal {
-  refused: 'conflict' | 'invalid'
-  param: string
-  statement: string
-}
-
 const env = (live: boolean) => (live ? 1 : 0)
 
-/** Checks the destination pair and finds its geofence's center; a refusal when either half is missing or no geofence matches. */
-async function destination(db: Kysely<Database>, live: boolean, tag: string | null, externalId: string | null): Promise<Refusal | {lng: number | null; lat: number | null}> {
+/** Checks the destination pair and finds its geofence's center; refused when either half is missing or no geofence matches. */
+function destination(tx: Tx, live: boolean, tag: string | null, externalId: string | null): {lng: number | null; lat: number | null} {
   if (tag === null && externalId === null) return {lng: null, lat: null}
-  if (tag === null) return {refused: 'invalid', param: 'destinationGeofenceTag', statement: 'required with destinationGeofenceExternalId'}
-  if (externalId === null) return {refused: 'invalid', param: 'destinationGeofenceExternalId', statement: 'required with destinationGeofenceTag'}
-  const center = await destinationOf(db, live, tag, externalId)
-  if (!center) return {refused: 'invalid', param: 'destinationGeofenceExternalId', statement: `must name an existing geofence with tag "${tag}"`}
+  if (tag === null) throw refuse.invalid('destinationGeofenceTag', 'required with destinationGeofenceExternalId')
+  if (externalId === null) throw refuse.invalid('destinationGeofenceExternalId', 'required with destinationGeofenceTag')
+  const center = destinationOf(tx, live, tag, externalId)
+  if (!center) throw refuse.invalid('destinationGeofenceExternalId', `must name an existing geofence with tag "${tag}"`)
   return {lng: center[0], lat: center[1]}
 }
 
@@ -56,15 +50,13 @@ async function destination(db: Kysely<Database>, live: boolean, tag: string | nu
  * Creates a `pending` trip. Its `externalId` must not belong to an open trip (pending, started,
  * approaching, arrived) of the environment; ended trips may share it.
  */
-export async function createTrip(store: Store, live: boolean, input: NewTrip): Promise<TripRow | Refusal> {
+export async function createTrip(store: Store, live: boolean, input: NewTrip): Promise<TripRow> {
   const user = input.userId ? await findUserByIds(store, live, {userId: input.userId}) : undefined
-  return store.db.transaction().execute(async (trx) => {
-    const open = await trx.selectFrom('trips').select('id')
-      .where('live', '=', env(live)).where('external_id', '=', input.externalId).where('status', 'in', OPEN_STATUSES)
-      .executeTakeFirst()
-    if (open) return {refused: 'conflict', param: 'externalId', statement: 'must not belong to a pending, started, approaching or arrived trip'} as Refusal
-    const dest = await destination(trx, live, input.destinationGeofenceTag ?? null, input.destinationGeofenceExternalId ?? null)
-    if ('refused' in dest) return dest
+  return write(store, (tx) => {
+    const open = tx.get(store.db.selectFrom('trips').select('id')
+      .where('live', '=', env(live)).where('external_id', '=', input.externalId).where('status', 'in', OPEN_STATUSES))
+    if (open) throw refuse.conflict('externalId', 'must not belong to a pending, started, approaching or arrived trip')
+    const dest = destination(tx, live, input.destinationGeofenceTag ?? null, input.destinationGeofenceExternalId ?? null)
     const now = nowIso()
     const row: TripRow = {
       id: newId(),
@@ -92,7 +84,7 @@ export async function createTrip(store: Store, live: boolean, input: NewTrip): P
       created_at: now,
       updated_at: now,
     }
-    await trx.insertInto('trips').values(row).execute()
+    tx.run(store.db.insertInto('trips').values(row))
     return row
   })
 }
@@ -103,10 +95,10 @@ export async function createTrip(store: Store, live: boolean, input: NewTrip): P
  * the status's event when the trip has a user, and a move into `started` cancels the user's other
  * active trip. Undefined when there is no such trip.
  */
-export async function updateTrip(store: Store, live: boolean, ref: string, input: TripUpdate): Promise<TripRow | Refusal | undefined> {
+export async function updateTrip(store: Store, live: boolean, ref: string, input: TripUpdate): Promise<TripRow | undefined> {
   const trip = await findTrip(store, live, ref)
   if (!trip) return undefined
-  return store.db.transaction().execute(async (trx) => {
+  return write(store, (tx) => {
     const set: Updateable<TripTable> = {updated_at: nowIso()}
     if (input.mode !== undefined) set.mode = input.mode
     if (input.approachingThreshold !== undefined) set.approaching_threshold = input.approachingThreshold
@@ -115,14 +107,13 @@ export async function updateTrip(store: Store, live: boolean, ref: string, input
     if (input.destinationGeofenceTag !== undefined || input.destinationGeofenceExternalId !== undefined) {
       const tag = input.destinationGeofenceTag === undefined ? trip.destination_geofence_tag : input.destinationGeofenceTag
       const externalId = input.destinationGeofenceExternalId === undefined ? trip.destination_geofence_external_id : input.destinationGeofenceExternalId
-      const dest = await destination(trx, live, tag, externalId)
-      if ('refused' in dest) return dest
+      const dest = destination(tx, live, tag, externalId)
       Object.assign(set, {destination_geofence_tag: tag, destination_geofence_external_id: externalId, destination_lng: dest.lng, destination_lat: dest.lat})
     }
     const moved = input.status !== undefined && input.status !== trip.status ? input.status : undefined
     if (moved) Object.assign(set, statusStamps(trip, moved, set.updated_at!))
-    const updated = await trx.updateTable('trips').set(set).where('id', '=', trip.id).returningAll().executeTakeFirstOrThrow()
-    if (moved) await afterMove(store, trx, live, updated)
+    const updated = tx.get(store.db.updateTable('trips').set(set).where('id', '=', trip.id).returningAll())!
+    if (moved) afterMove(tx, live, updated)
     return updated
   })
 }
@@ -133,18 +124,19 @@ function statusStamps(trip: TripRow, status: TripStatus, now: string): Updateabl
 }
 
 /** The events of a status move, and the one-active-trip-per-user rule. */
-async function afterMove(store: Store, trx: Kysely<Database>, live: boolean, trip: TripRow): Promise<void> {
+function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
   if (!trip.user_ref) return
-  const user = await trx.selectFrom('users').selectAll().where('id', '=', trip.user_ref).executeTakeFirst()
+  const {db} = tx.store
+  const user = tx.get(db.selectFrom('users').selectAll().where('id', '=', trip.user_ref))
   if (!user) return
   const moves: TripRow[] = [trip]
   if (trip.status === 'started') {
-    const others = await trx.selectFrom('trips').select('id')
-      .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES).execute()
+    const others = tx.all(db.selectFrom('trips').select('id')
+      .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES))
     for (const {id} of others) {
       const now = nowIso()
-      moves.push(await trx.updateTable('trips').set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
-        .where('id', '=', id).returningAll().executeTakeFirstOrThrow())
+      moves.push(tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
+        .where('id', '=', id).returningAll())!)
     }
   }
   const body = userJson(user)
@@ -152,18 +144,18 @@ async function afterMove(store: Store, trx: Kysely<Database>, live: boolean, tri
     const type = STATUS_EVENTS[t.status as TripStatus]
     return type ? [{type, userRef: user.id, userId: user.user_id, body: {user: body, trip: tripJson(t, user)}}] : []
   })
-  await writeEvents(trx, live, events, getSettings(store, live)['events.types'])
+  recordEvents(tx, live, events)
 }
 
 /** Deletes the trip a reference names, with its locations; false when there is none. */
 export async function deleteTrip(store: Store, live: boolean, ref: string): Promise<boolean> {
   const trip = await findTrip(store, live, ref)
   if (!trip) return false
-  await store.db.deleteFrom('trips').where('id', '=', trip.id).execute()
+  write(store, (tx) => tx.run(store.db.deleteFrom('trips').where('id', '=', trip.id)))
   return true
 }
 
 /** Appends a travelled point (track calls this for the user's active trip). */
-export async function addTripLocation(db: Kysely<Database>, tripId: string, lng: number, lat: number, updatedAt: string): Promise<void> {
-  await db.insertInto('trip_locations').values({trip_id: tripId, lng, lat, updated_at: updatedAt}).execute()
+export function addTripLocation(tx: Tx, tripId: string, lng: number, lat: number, updatedAt: string): void {
+  tx.run(tx.store.db.insertInto('trip_locations').values({trip_id: tripId, lng, lat, updated_at: updatedAt}))
 }

@@ -2,13 +2,14 @@ import type {Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {write} from '../store/write.js'
 import type {UserTable} from '../store/schema.js'
 import type {UserRow} from './json.js'
 
 export type NewUser = Partial<Omit<Insertable<UserTable>, 'live'>>
 
 /** Writes a user row as track will (ids and timestamps filled in); tests and the track pipeline use it. */
-export async function insertUser(store: Store, live: boolean, fields: NewUser = {}): Promise<UserRow> {
+export function insertUser(store: Store, live: boolean, fields: NewUser = {}): UserRow {
   const now = nowIso()
   const row: UserRow = {
     id: newId(),
@@ -33,7 +34,7 @@ export async function insertUser(store: Store, live: boolean, fields: NewUser = 
     ...fields,
     live: live ? 1 : 0,
   }
-  await store.db.insertInto('users').values(row).execute()
+  write(store, (tx) => tx.run(store.db.insertInto('users').values(row)))
   return row
 }
 
@@ -67,6 +68,6 @@ export async function listUsers(store: Store, live: boolean, page: PageQuery): P
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  await store.db.deleteFrom('users').where('id', '=', user.id).execute()
+  write(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
   return true
 }

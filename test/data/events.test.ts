@@ -1,9 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {writeEvents} from '../../src/events/store.js'
+import {type NewEvent, recordEvents} from '../../src/events/recorder.js'
+import {setSetting} from '../../src/project/settings.js'
 import {insertUser} from '../../src/users/store.js'
 import type {UserRow} from '../../src/users/json.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 import {snapshot} from './helpers.js'
+import {write} from '../../src/store/write.js'
 
 let s: TestServer
 let user: UserRow
@@ -16,6 +18,7 @@ afterAll(async () => {
   await s.stop()
 })
 
+const record = (live: boolean, events: NewEvent[]) => write(s.store, (tx) => recordEvents(tx, live, events))
 const log = (body: unknown, key = s.keys.testPk) => s.call('POST', '/v1/events', {key, body})
 
 describe('POST /v1/events', () => {
@@ -81,14 +84,14 @@ describe('POST /v1/events', () => {
 describe('GET, DELETE and verification of /v1/events', () => {
   let ids: string[] = []
   beforeAll(async () => {
-    await s.store.db.deleteFrom('events').execute()
-    const rows = await writeEvents(s.store.db, false, [
+    write(s.store, (tx) => tx.run(s.store.db.deleteFrom('events')))
+    const rows = record(false, [
       {type: 'user.entered_geofence', userRef: user.id, userId: 'buyer', createdAt: '2026-03-01T00:00:00.000Z', body: {geofence: {tag: 'store'}}},
       {type: 'user.exited_geofence', userRef: user.id, userId: 'buyer', createdAt: '2026-03-02T00:00:00.000Z', body: {duration: 4}},
       {type: 'conversion', userId: 'other', createdAt: '2026-03-03T00:00:00.000Z', body: {name: 'c'}},
       {type: 'user.entered_place', createdAt: '2026-03-04T00:00:00.000Z', body: {}},
     ])
-    await writeEvents(s.store.db, true, [{type: 'conversion', createdAt: '2026-03-05T00:00:00.000Z', body: {name: 'live'}}])
+    record(true, [{type: 'conversion', createdAt: '2026-03-05T00:00:00.000Z', body: {name: 'live'}}])
     ids = rows.map((r) => r.id)
   })
 
@@ -161,7 +164,14 @@ describe('GET, DELETE and verification of /v1/events', () => {
   })
 
   it('stores only the types of events.types for generated events', async () => {
-    const rows = await writeEvents(s.store.db, false, [{type: 'user.entered_geofence', body: {}}, {type: 'user.exited_geofence', body: {}}], ['user.exited_geofence'])
-    expect(rows.map((r) => r.type)).toEqual(['user.exited_geofence'])
+    setSetting(s.store, false, 'events.types', ['user.exited_geofence'])
+    try {
+      const rows = record(false, [{type: 'user.entered_geofence', body: {}}, {type: 'user.exited_geofence', body: {}}])
+      expect(rows.map((r) => r.type)).toEqual(['user.exited_geofence'])
+      const stored = s.store.sqlite.prepare("SELECT type FROM events WHERE type LIKE 'user.%geofence' AND payload = '{}'").pluck().all()
+      expect(stored).toEqual(['user.exited_geofence'])
+    } finally {
+      setSetting(s.store, false, 'events.types', [])
+    }
   })
 })

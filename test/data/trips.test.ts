@@ -8,6 +8,7 @@ import {insertUser} from '../../src/users/store.js'
 import type {UserRow} from '../../src/users/json.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 import {snapshot} from './helpers.js'
+import {write} from '../../src/store/write.js'
 
 let s: TestServer
 let driver: UserRow
@@ -15,13 +16,13 @@ let driver: UserRow
 /** A geofence row as the geofences API would store it; only the center matters to trips. */
 async function geofence(live: boolean, tag: string, externalId: string, center: [number, number]) {
   const now = nowIso()
-  await s.store.db.insertInto('geofences').values({
+  write(s.store, (tx) => tx.run(s.store.db.insertInto('geofences').values({
     id: newId(), live: live ? 1 : 0, tag, external_id: externalId, description: externalId, type: 'circle',
     geometry: '{}', center_lng: center[0], center_lat: center[1], radius: 100, mode: null, metadata: null, user_id: null,
     user_ids: null, ip: null, trip_approaching_threshold: null, dwell_threshold: null, enabled: 1, stop_detection: null,
     operating_hours: null, disable_after: null, delete_after: null,
     min_lng: center[0], min_lat: center[1], max_lng: center[0], max_lat: center[1], created_at: now, updated_at: now,
-  }).execute()
+  })))
 }
 
 beforeAll(async () => {
@@ -175,7 +176,7 @@ describe('GET /v1/trips/:id, /route and DELETE', () => {
   it('returns the trip with its locations and the travelled route as polyline6', async () => {
     const trip = (await create({externalId: 'tracked', userId: 'driver'})).body.trip
     const points: Array<[number, number]> = [[7.42, 43.73], [7.421, 43.73], [7.421, 43.731]]
-    for (const [i, [lng, lat]] of points.entries()) await addTripLocation(s.store.db, trip._id, lng, lat, `2026-05-01T10:0${i}:00.000Z`)
+    for (const [i, [lng, lat]] of points.entries()) write(s.store, (tx) => addTripLocation(tx, trip._id, lng, lat, `2026-05-01T10:0${i}:00.000Z`))
     const r = await s.call('GET', `/v1/trips/${trip._id}`, {key: s.keys.testSk})
     expect(r.body.trip.locations).toEqual(points.map(([lng, lat], i) => ({type: 'Point', coordinates: [lng, lat], updatedAt: `2026-05-01T10:0${i}:00.000Z`})))
 
@@ -227,8 +228,8 @@ describe('GET /v1/trips', () => {
     t.c = (await create({externalId: 'c', userId: 'someone'})).body.trip
     await update('c', {status: 'completed'})
     await update('a', {status: 'started'})
-    await s.store.db.updateTable('trips').set({delayed: 1}).where('id', '=', t.b._id).execute()
-    await addTripLocation(s.store.db, t.a._id, 7.42, 43.73, nowIso())
+    write(s.store, (tx) => tx.run(s.store.db.updateTable('trips').set({delayed: 1}).where('id', '=', t.b._id)))
+    write(s.store, (tx) => addTripLocation(tx, t.a._id, 7.42, 43.73, nowIso()))
     await create({externalId: 'live', userId: 'driver'}, s.keys.livePk)
   })
 

@@ -3,6 +3,7 @@ import {insertUser} from '../../src/users/store.js'
 import type {UserRow} from '../../src/users/json.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 import {snapshot} from './helpers.js'
+import {write} from '../../src/store/write.js'
 
 let s: TestServer
 const testUsers: UserRow[] = []
@@ -96,7 +97,7 @@ describe('GET /v1/users/:id', () => {
       },
     })
     expect(r.body.user._id).toMatch(/^[0-9a-zA-Z]{24}$/)
-    await s.store.db.deleteFrom('users').where('id', '=', u.id).execute()
+    write(s.store, (tx) => tx.run(s.store.db.deleteFrom('users').where('id', '=', u.id)))
   })
 
   it('carries its trip while the trip is started, approaching or arrived', async () => {

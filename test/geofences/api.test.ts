@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startTestServer, type TestServer} from '../helpers.js'
+import {write} from '../../src/store/write.js'
 
 let s: TestServer
 let sk: string
@@ -202,15 +203,15 @@ describe('GET /v1/geofences/:tag/:externalId/users', () => {
       lng: 7.42, lat: 43.73, location_accuracy: 10, foreground: 1, stopped: 0, device_type: 'iOS', device_os: null,
       device_make: null, device_model: null, ip: null, context: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: updatedAt,
     })
-    await s.store.db.insertInto('users').values([
+    write(s.store, (tx) => tx.run(s.store.db.insertInto('users').values([
       user('u00000000000000000000001', '2026-01-01T00:00:01.000Z'),
       user('u00000000000000000000002', '2026-01-01T00:00:02.000Z'),
       user('u00000000000000000000003', '2026-01-01T00:00:03.000Z'),
-    ]).execute()
+    ])))
     const presence = (user_ref: string, geofence_id: string) => ({user_ref, geofence_id, live: 0, entered_at: '2026-01-01T00:00:00.000Z', dwelled: 0})
-    await s.store.db.insertInto('geofence_presence').values([
+    write(s.store, (tx) => tx.run(s.store.db.insertInto('geofence_presence').values([
       presence('u00000000000000000000001', g._id), presence('u00000000000000000000002', g._id), presence('u00000000000000000000003', other._id),
-    ]).execute()
+    ])))
 
     const all = await s.call('GET', '/v1/geofences/inside/store/users', {key: sk})
     expect(all.status).toBe(200)

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {geofenceInputSchema, type GeofenceInput} from '../../geofences/input.js'
 import {geofenceJsonText} from '../../geofences/json.js'
 import {
-  createGeofence, deleteGeofence, DuplicateGeofenceError, getGeofence, listGeofences,
+  createGeofence, deleteGeofence, getGeofence, listGeofences,
   type GeofenceRef, type GeofenceRow, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
 } from '../../geofences/store.js'
 import {userJson} from '../../users/json.js'
@@ -25,62 +25,53 @@ const refOf = (req: ApiRequest): GeofenceRef =>
  */
 const one = (row: GeofenceRow) => new JsonText(`{"meta":{"code":200},"geofence":${geofenceJsonText(row)}}`)
 
-async function conflictAs409<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write()
-  } catch (error) {
-    if (error instanceof DuplicateGeofenceError) throw errors.conflict('externalId', 'must be unique within its tag (a geofence with this tag and externalId exists)')
-    throw error
-  }
-}
-
 /** `/v1/geofences`: create, upsert, read, list, delete, and the users inside one. */
 export function geofencesRoutes(api: Api): void {
-  const {db} = api.ctx.store
+  const {store} = api.ctx
   const S = {auth: 'S', limit: 'data'} as const
   const input = (req: ApiRequest): GeofenceInput => parse(geofenceInputSchema, req.body ?? {})
 
   api.route('get', '/geofences', S, async (req) => {
     const {tag, externalId, ...page} = parse(listQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
-    const {rows, hasMore} = await listGeofences(db, req.auth.live, page, filters)
+    const {rows, hasMore} = await listGeofences(store, req.auth.live, page, filters)
     // pageBody's shape
     return new JsonText(`{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
   })
 
   api.route('post', '/geofences', S, async (req) => {
     const body = input(req)
-    return one(await conflictAs409(() => createGeofence(db, req.auth.live, body)))
+    return one(createGeofence(store, req.auth.live, body))
   })
 
   api.route('get', '/geofences/:tag/:externalId/users', S, async (req) => {
     const {live} = req.auth
     const page = parse(pageSchema(1000, 100), req.query)
-    const geofence = await getGeofence(db, live, refOf(req))
+    const geofence = await getGeofence(store, live, refOf(req))
     if (!geofence) throw errors.notFound('geofence')
-    const {rows, hasMore} = await usersInGeofence(db, live, geofence.id, page)
+    const {rows, hasMore} = await usersInGeofence(store, live, geofence.id, page)
     return pageBody('users', rows.map(userJson), hasMore)
   })
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {
     const body = input(req)
-    return one(await upsertGeofenceByKey(db, req.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
+    return one(upsertGeofenceByKey(store, req.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
   })
 
   api.route('put', '/geofences/:id', S, async (req) => {
-    const row = await conflictAs409(() => updateGeofenceById(db, req.auth.live, param(req, 'id'), input(req)))
+    const row = updateGeofenceById(store, req.auth.live, param(req, 'id'), input(req))
     if (!row) throw errors.notFound('geofence')
     return one(row)
   })
 
   for (const path of ['/geofences/:tag/:externalId', '/geofences/:id']) {
     api.route('get', path, S, async (req) => {
-      const row = await getGeofence(db, req.auth.live, refOf(req))
+      const row = await getGeofence(store, req.auth.live, refOf(req))
       if (!row) throw errors.notFound('geofence')
       return one(row)
     })
     api.route('delete', path, S, async (req) => {
-      if (!(await deleteGeofence(db, req.auth.live, refOf(req)))) throw errors.notFound('geofence')
+      if (!(deleteGeofence(store, req.auth.live, refOf(req)))) throw errors.notFound('geofence')
       return {meta: {code: 200}}
     })
   }

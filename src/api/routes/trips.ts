@@ -3,7 +3,7 @@ import {tripLocations, findTrip, listTrips, tripsJson} from '../../trips/read.js
 import {travelledRoute} from '../../trips/route.js'
 import {TRIP_STATUSES, UPDATE_STATUSES} from '../../trips/status.js'
 import type {TripRow} from '../../trips/json.js'
-import {createTrip, deleteTrip, type Refusal, updateTrip} from '../../trips/write.js'
+import {createTrip, deleteTrip, updateTrip} from '../../trips/write.js'
 import {errors} from '../errors.js'
 import {pageBody, pageSchema} from '../paging.js'
 import type {Api} from '../router.js'
@@ -50,17 +50,14 @@ const listQuery = pageSchema(1000, 500).extend({
 
 const routeQuery = z.object({units: z.enum(['metric', 'imperial']).default('imperial')})
 
-const refusal = (r: Refusal) => (r.refused === 'conflict' ? errors.conflict(r.param, r.statement) : errors.invalidParam(r.param, r.statement))
-
 /** `/v1/trips`: create, update (status and fields), list with the spec's filters, read, travelled route, delete. */
 export function tripsRoutes(api: Api): void {
   const {store} = api.ctx
   const secret = {auth: 'S', limit: 'data'} as const
   const publishable = {auth: 'P', limit: 'data'} as const
 
-  const one = async (row: TripRow | Refusal | undefined) => {
+  const one = async (row: TripRow | undefined) => {
     if (!row) throw errors.notFound('trip')
-    if ('refused' in row) throw refusal(row)
     const [trip] = await tripsJson(store, [row], {locations: true})
     return {meta: {code: 200}, trip}
   }

@@ -9,7 +9,7 @@ export default class Migrate extends BaseCommand<typeof Migrate> {
     const config = this.loadConfig()
     const store = await openStore(config.dataDir, {migrate: false})
     try {
-      const {error, results = []} = await migrate(store)
+      const {error, results = []} = await migrate(store.sqlite)
       for (const r of results) this.log(`${r.status === 'Success' ? 'applied' : r.status.toLowerCase()}: ${r.migrationName}`)
       if (error) this.error(`migration failed: ${(error as Error).message}`)
       this.log(results.length ? `${results.length} migration(s) applied to ${store.file}` : `${store.file} is up to date`)

@@ -1,9 +1,6 @@
 import {Flags} from '@oclif/core'
-import {startServer} from '../../api/server.js'
-import {startJobs} from '../../jobs/index.js'
-import {createLogger} from '../../log.js'
-import {openMapData} from '../../osm/index.js'
 import {ensureDemoKeys, ensureDemoMap} from '../../project/demo.js'
+import {serve} from '../../system.js'
 import {BaseCommand} from '../base.js'
 
 export default class Serve extends BaseCommand<typeof Serve> {
@@ -25,8 +22,8 @@ export default class Serve extends BaseCommand<typeof Serve> {
   async run(): Promise<void> {
     const {flags} = this
     const config = this.loadConfig({host: flags.host, port: flags.port})
-    const store = await this.openStore(config)
-    const log = createLogger(config.logLevel)
+    const system = await this.system(config)
+    const {store, log} = system
     if (flags.demo) {
       const keys = await ensureDemoKeys(store, config.dataDir)
       this.log('Demo keys (kept in data/demo-keys.json):')
@@ -34,14 +31,12 @@ export default class Serve extends BaseCommand<typeof Serve> {
       const imported = await ensureDemoMap(config.dataDir)
       if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
     }
-    const map = openMapData(config.dataDir)
-    const server = await startServer({config, store, log, map})
-    const jobs = startJobs(store, log)
-    this.log(`loc listening on ${server.url} (store ${store.file})`)
+    const serving = await serve(system)
+    this.log(`loc listening on ${serving.server.url} (store ${store.file})`)
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log.info({signal}, 'shutting down: finishing in-flight requests')
-        Promise.all([server.close(), jobs.stop()]).then(() => resolve(), () => resolve()).finally(() => map.close())
+        serving.stop().then(() => resolve(), () => resolve())
       }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)

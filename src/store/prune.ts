@@ -1,0 +1,12 @@
+import type {Job} from '../jobs/index.js'
+import {pruneChanges} from './changes.js'
+
+/** Keeps the change feed short: a process that was away longer than that rebuilds its followers. */
+export const changePruneJob: Job = {
+  name: 'change-prune',
+  everyMs: 60_000,
+  run({store}) {
+    const pruned = pruneChanges(store)
+    return pruned ? {pruned} : undefined
+  },
+}

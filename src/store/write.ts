@@ -1,0 +1,129 @@
+import {type Compilable, type CompiledQuery, isCompilable, type RawBuilder} from 'kysely'
+import type {Store} from './db.js'
+
+/** A statement built with kysely (query builder or `sql` template), or compiled already. */
+export type Query<R = unknown> = Compilable<R> | RawBuilder<R> | CompiledQuery<R>
+
+/** What a write function is handed: statements run inside its transaction, synchronously. */
+export interface Tx {
+  readonly store: Store
+  all<R>(query: Query<R>): R[]
+  get<R>(query: Query<R>): R | undefined
+  /** Runs a statement; returns how many rows it changed. */
+  run(query: Query): number
+  /** Runs after the commit (never after a rollback): wake a worker, drop a cache. Must not throw. */
+  afterCommit(hook: () => void): void
+}
+
+/**
+ * The one write path. `fn` runs inside a single synchronous `BEGIN IMMEDIATE` transaction on the
+ * store's connection: it commits when `fn` returns and rolls back when it throws. Kysely builds the
+ * SQL; nothing else may open a transaction (kysely refuses writes, see db.ts), so a synchronous and
+ * an asynchronous transaction can never nest on the connection. A write inside a write is a bug and
+ * throws: pass the `Tx` along instead.
+ */
+export function write<T>(store: Store, fn: (tx: Tx) => T): T {
+  if (store.sqlite.inTransaction) throw new Error('write() inside a transaction: pass the Tx you were given instead')
+  const hooks: Array<() => void> = []
+  const tx = transactionOf(store, hooks)
+  const result = store.sqlite.transaction(() => synchronous(fn(tx))).immediate()
+  committed(store, hooks)
+  return result
+}
+
+interface Pending {
+  fn: (tx: Tx) => unknown
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+const queues = new WeakMap<Store, Pending[]>()
+
+/**
+ * Group commit: `fn` joins the writes queued in this turn of the event loop, all committed in one
+ * transaction (one WAL sync for many requests), each inside its own savepoint so one that throws
+ * rolls back alone. The promise settles after the commit, so an answer sent then is durable.
+ */
+export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let queue = queues.get(store)
+    if (!queue) {
+      queues.set(store, (queue = []))
+      setImmediate(() => flush(store))
+    }
+    queue.push({fn, resolve: resolve as (value: unknown) => void, reject})
+  })
+}
+
+function flush(store: Store): void {
+  const batch = queues.get(store) ?? []
+  queues.delete(store)
+  const outcomes = batch.map(() => ({ok: false, value: undefined as unknown, error: undefined as unknown, hooks: [] as Array<() => void>}))
+  try {
+    if (store.sqlite.inTransaction) throw new Error('group commit found a transaction open on the connection')
+    store.sqlite.transaction(() => {
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i]
+        try {
+          // a nested better-sqlite3 transaction is a savepoint: this item alone rolls back on a throw
+          outcome.value = store.sqlite.transaction(() => synchronous(item.fn(transactionOf(store, outcome.hooks))))()
+          outcome.ok = true
+        } catch (error) {
+          outcome.error = error
+        }
+      })
+    }).immediate()
+  } catch (error) {
+    // the commit itself failed: nothing of the batch is stored
+    for (const outcome of outcomes) Object.assign(outcome, {ok: false, error: outcome.error ?? error})
+  }
+  committed(store, outcomes.flatMap((o) => (o.ok ? o.hooks : [])))
+  batch.forEach((item, i) => (outcomes[i].ok ? item.resolve(outcomes[i].value) : item.reject(outcomes[i].error)))
+}
+
+function committed(store: Store, hooks: Array<() => void>): void {
+  store.feed.touch()
+  for (const hook of hooks) {
+    try {
+      hook()
+    } catch (error) {
+      process.emitWarning(`after-commit hook failed: ${(error as Error).message}`)
+    }
+  }
+}
+
+function synchronous<T>(value: T): T {
+  if (value && typeof (value as {then?: unknown}).then === 'function') {
+    throw new Error('write functions must be synchronous: the transaction would commit before the promise settles')
+  }
+  return value
+}
+
+function transactionOf(store: Store, hooks: Array<() => void>): Tx {
+  const compile = (query: Query): CompiledQuery => {
+    if ((query as RawBuilder<unknown>).isRawBuilder) return (query as RawBuilder<unknown>).compile(store.db)
+    return isCompilable(query) ? query.compile() : (query as CompiledQuery)
+  }
+  const prepare = (query: Query) => {
+    const compiled = compile(query)
+    return {statement: store.statement(compiled.sql), parameters: compiled.parameters as unknown[]}
+  }
+  return {
+    store,
+    all<R>(query: Query<R>) {
+      const {statement, parameters} = prepare(query)
+      return statement.all(parameters) as R[]
+    },
+    get<R>(query: Query<R>) {
+      const {statement, parameters} = prepare(query)
+      return statement.get(parameters) as R | undefined
+    },
+    run(query) {
+      const {statement, parameters} = prepare(query)
+      return statement.reader ? statement.all(parameters).length : statement.run(parameters).changes
+    },
+    afterCommit(hook) {
+      hooks.push(hook)
+    },
+  }
+}

@@ -1,0 +1,124 @@
+import {readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import {Kysely, SqliteDialect, sql} from 'kysely'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {openStore, type Store} from '../../src/store/db.js'
+import {write, writeGrouped} from '../../src/store/write.js'
+import {tempDir} from '../helpers.js'
+
+let dir: string
+let store: Store
+beforeEach(async () => {
+  dir = tempDir()
+  store = await openStore(dir)
+})
+afterEach(async () => {
+  await store.close()
+  rmSync(dir, {recursive: true, force: true})
+})
+
+const count = () => store.sqlite.prepare('SELECT count(*) FROM usage').pluck().get() as number
+const insert = (month: string) => store.db.insertInto('usage').values({live: 0, month, requests: 1})
+
+describe('the old shape: a kysely transaction and a synchronous one on one connection', () => {
+  it('nests them, so the synchronous commit is rolled back with the other (the hazard)', async () => {
+    const sqlite = new Database(path.join(dir, 'old-shape.db'))
+    sqlite.exec('CREATE TABLE t (v TEXT)')
+    const db = new Kysely<{t: {v: string}}>({dialect: new SqliteDialect({database: sqlite})})
+    const flush = sqlite.transaction(() => sqlite.prepare("INSERT INTO t VALUES ('usage flush')").run())
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({v: 'request'}).execute()
+      flush() // a timer firing while the request's transaction awaits: it becomes a savepoint
+      throw new Error('the request fails')
+    }).catch(() => undefined)
+    // the flush "committed", yet it is gone with the failed request
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0)
+    await db.destroy()
+  })
+})
+
+describe('write: the one write path', () => {
+  it('commits when the function returns and rolls back when it throws', () => {
+    write(store, (tx) => tx.run(insert('2026-01')))
+    expect(() => write(store, (tx) => {
+      tx.run(insert('2026-02'))
+      throw new Error('refused')
+    })).toThrow('refused')
+    expect(count()).toBe(1)
+  })
+
+  it('leaves kysely no way to write or to open a transaction', async () => {
+    await expect(store.db.transaction().execute(async () => undefined)).rejects.toThrow(/write\(\)/)
+    await expect(insert('2026-03').execute()).rejects.toThrow(/write\(\)/)
+    await expect(sql`DELETE FROM usage`.execute(store.db)).rejects.toThrow(/write\(\)/)
+    expect(count()).toBe(0)
+  })
+
+  it('refuses a write inside a write, and an asynchronous function, changing nothing', () => {
+    expect(() => write(store, (tx) => {
+      tx.run(insert('2026-04'))
+      write(store, (inner) => inner.run(insert('2026-05')))
+    })).toThrow(/inside a transaction/)
+    expect(() => write(store, async (tx) => tx.run(insert('2026-06')))).toThrow(/synchronous/)
+    expect(count()).toBe(0)
+  })
+
+  it('runs after-commit hooks after the commit, never after a rollback', () => {
+    const seen: number[] = []
+    write(store, (tx) => {
+      tx.run(insert('2026-07'))
+      tx.afterCommit(() => seen.push(count()))
+    })
+    expect(() => write(store, (tx) => {
+      tx.afterCommit(() => seen.push(-1))
+      throw new Error('no')
+    })).toThrow()
+    expect(seen).toEqual([1])
+  })
+})
+
+describe('writeGrouped: group commit', () => {
+  it('commits the writes of one turn together; one that throws rolls back alone', async () => {
+    const results = await Promise.allSettled([
+      writeGrouped(store, (tx) => tx.run(insert('2027-01'))),
+      writeGrouped(store, (tx) => {
+        tx.run(insert('2027-02'))
+        throw new Error('bad row')
+      }),
+      writeGrouped(store, (tx) => tx.run(insert('2027-03'))),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect(store.sqlite.prepare('SELECT month FROM usage ORDER BY month').pluck().all()).toEqual(['2027-01', '2027-03'])
+  })
+
+  it('answers each writer only after its commit is on disk', async () => {
+    const pending = writeGrouped(store, (tx) => tx.run(insert('2027-04')))
+    // nothing is written before the turn ends
+    expect(count()).toBe(0)
+    await pending
+    const other = new Database(store.file, {readonly: true})
+    expect(other.prepare('SELECT count(*) FROM usage').pluck().get()).toBe(1)
+    other.close()
+  })
+})
+
+describe('the tree', () => {
+  // The map importer (src/osm) writes its own build file, never the operational store.
+  it('opens transactions on the store only in src/store/write.ts', () => {
+    const offenders: string[] = []
+    const walk = (d: string) => {
+      for (const name of readdirSync(d)) {
+        const file = path.join(d, name)
+        if (file === path.join('src', 'osm')) continue
+        if (statSync(file).isDirectory()) walk(file)
+        else if (file.endsWith('.ts') && file !== path.join('src', 'store', 'write.ts') && !file.includes(`${path.sep}migrations${path.sep}`)) {
+          const text = readFileSync(file, 'utf8')
+          if (/\.transaction\(|\bBEGIN\b|\bSAVEPOINT\b/.test(text)) offenders.push(file)
+        }
+      }
+    }
+    walk('src')
+    expect(offenders).toEqual([])
+  })
+})
