@@ -6,14 +6,14 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {startServer} from '../dist/api/server.js'
 import {loadConfig} from '../dist/config/index.js'
 import {geofenceInputSchema} from '../dist/geofences/input.js'
-import {createGeofence} from '../dist/geofences/store.js'
+import {insertGeofence} from '../dist/geofences/store.js'
 import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
-import {openStore} from '../dist/store/db.js'
-import {generator, load, peakRss, report} from './harness.js'
+import {write} from '../dist/store/write.js'
+import {openSystem, serve} from '../dist/system.js'
+import {generator, load, peakRss, report, serverScripts} from './harness.js'
 
 const COUNT = Number(process.env.BENCH_GEOFENCES ?? 100_000)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -31,17 +31,18 @@ const bodyFor = (i) => ({
 if (process.env.BENCH_ROLE === 'server') {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-data-'))
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {data: 1e9, config: 1e9}}})
-  const store = await openStore(dataDir)
-  const {key} = await createKey(store, 'secret', 'test')
+  const system = await openSystem(config, {log: createLogger('silent')})
+  const {store} = system
+  const {key} = createKey(store, 'secret', 'test')
 
-  // Seed through the domain function in one transaction.
+  // Seed through the domain's insert, in one write.
   const seedStart = performance.now()
   const ids = []
   const stamps = []
   const shapes = Array.from({length: 1000}, (_, i) => geofenceInputSchema.parse(bodyFor(i)))
-  await store.db.transaction().execute(async (trx) => {
+  write(store, (tx) => {
     for (let i = 0; i < COUNT; i++) {
-      const row = await createGeofence(trx, false, {...shapes[i % shapes.length], metadata: {n: i, kind: i % 2 ? 'shop' : 'depot'}, tag: 'bench', externalId: String(i)})
+      const row = insertGeofence(tx, false, {...shapes[i % shapes.length], metadata: {n: i, kind: i % 2 ? 'shop' : 'depot'}, tag: 'bench', externalId: String(i)})
       ids.push(row.id)
       stamps.push(row.updated_at)
     }
@@ -50,25 +51,27 @@ if (process.env.BENCH_ROLE === 'server') {
   // fold the bulk load's write-ahead log into the database now, not during the first measured writes
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
 
-  const server = await startServer({config, store, log: createLogger('silent')})
+  const serving = await serve(system, {jobs: false})
+  const server = serving.server
   const mid = Math.floor(COUNT / 2)
   const memory = peakRss()
   process.send({url: server.url, key, seedS, id: ids[mid], stamp: stamps[mid]})
   process.on('message', async () => {
     const stored = store.sqlite.prepare('SELECT count(*) AS n FROM geofences').get().n
     process.send({peakMb: memory.stop(), stored})
-    await server.close()
-    await store.close()
+    await serving.stop()
+    await system.close()
     rmSync(dataDir, {recursive: true, force: true})
     process.exit(0)
   })
 } else {
-  await measure()
+  // With BENCH_BASELINE=<rev>, the same measurement runs against a build of that revision too.
+  for (const {label, script} of serverScripts(fileURLToPath(import.meta.url))) await measure(label, script)
 }
 
 // The server (and the seeding) run in a child process so the load generators never share its thread.
-async function measure() {
-  const child = fork(fileURLToPath(import.meta.url), {env: {...process.env, BENCH_ROLE: 'server'}})
+async function measure(label, script) {
+  const child = fork(script, {env: {...process.env, BENCH_ROLE: 'server'}})
   const next = () => new Promise((resolve) => child.once('message', resolve))
   const {url, key, seedS, id, stamp} = await next()
   const headers = {authorization: key, 'content-type': 'application/json'}
@@ -99,7 +102,7 @@ async function measure() {
   const {peakMb, stored} = await next()
   const pct = (a, b) => `${((a / b) * 100).toFixed(1)} %`
 
-  report(`bench/data-api — ${COUNT.toLocaleString('en-US')} geofences stored (seeded in ${seedS.toFixed(1)} s), ${seconds} s per run, loopback, server in its own process; GETs by ${generator}, PUTs by autocannon`, [
+  report(`bench/data-api (${label}) — ${COUNT.toLocaleString('en-US')} geofences stored (seeded in ${seedS.toFixed(1)} s), ${seconds} s per run, loopback, server in its own process; GETs by ${generator}, PUTs by autocannon`, [
     {name: `GET /health (${LATENCY_CONNECTIONS} conn) req/s`, value: health.rps},
     {name: 'GET /health p50 / p99', value: `${health.p50} / ${health.p99}`, unit: 'ms'},
     {name: `GET /v1/config (${LATENCY_CONNECTIONS} conn) req/s`, value: config.rps},

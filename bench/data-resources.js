@@ -8,12 +8,12 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {startServer} from '../dist/api/server.js'
 import {loadConfig} from '../dist/config/index.js'
 import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
-import {openStore} from '../dist/store/db.js'
 import {newId} from '../dist/store/ids.js'
+import {write} from '../dist/store/write.js'
+import {openSystem, serve} from '../dist/system.js'
 import {load, peakRss, report} from './harness.js'
 
 const COUNT = Number(process.env.BENCH_ROWS ?? 100_000)
@@ -25,9 +25,10 @@ const THROUGHPUT = 32
 if (process.env.BENCH_ROLE === 'server') {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-resources-'))
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {data: 1e9}}})
-  const store = await openStore(dataDir)
-  const {key: sk} = await createKey(store, 'secret', 'test')
-  const {key: pk} = await createKey(store, 'publishable', 'test')
+  const system = await openSystem(config, {log: createLogger('silent')})
+  const {store} = system
+  const {key: sk} = createKey(store, 'secret', 'test')
+  const {key: pk} = createKey(store, 'publishable', 'test')
 
   // Seed with prepared statements in one transaction; stamps one millisecond apart in the past.
   const seedStart = performance.now()
@@ -38,7 +39,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const stamps = {users: [], trips: [], beacons: [], events: []}
   const STATUSES = ['pending', 'started', 'approaching', 'arrived', 'completed', 'canceled', 'expired']
   const db = store.sqlite
-  db.transaction(() => {
+  write(store, () => {
     const user = db.prepare(`INSERT INTO users (id, live, user_id, device_id, lng, lat, location_accuracy, foreground, stopped, device_type, metadata, context, created_at, updated_at)
       VALUES (?, 0, ?, ?, ?, ?, 10, 1, 0, 'iOS', '{"plan":"pro"}', '{"geofences":[]}', ?, ?)`)
     const trip = db.prepare(`INSERT INTO trips (id, live, external_id, user_ref, user_id, mode, destination_geofence_tag, destination_geofence_external_id,
@@ -61,16 +62,17 @@ if (process.env.BENCH_ROLE === 'server') {
       event.run(newId(), i % 3 ? 'user.entered_geofence' : 'conversion', uid, `user-${i}`, JSON.stringify({name: 'checkout', revenue: 10}), stamp(i, 3), stamp(i, 3))
       for (const [name, k] of [['users', 0], ['trips', 1], ['beacons', 2], ['events', 3]]) stamps[name].push(stamp(i, k))
     }
-  })()
+  })
   const seedS = (performance.now() - seedStart) / 1000
 
-  const server = await startServer({config, store, log: createLogger('silent')})
+  const serving = await serve(system, {jobs: false})
+  const server = serving.server
   const memory = peakRss()
   process.send({url: server.url, sk, pk, seedS, userIds, stamps})
   process.on('message', async () => {
     process.send({peakMb: memory.stop()})
-    await server.close()
-    await store.close()
+    await serving.stop()
+    await system.close()
     rmSync(dataDir, {recursive: true, force: true})
     process.exit(0)
   })

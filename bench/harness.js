@@ -1,5 +1,8 @@
 // The small harness every benchmark shares: load generation, memory sampling, and printing figures beside targets.
 import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, rmSync, symlinkSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import autocannon from 'autocannon'
 
 /** wrk (C, Debian package) when installed: it outruns any server here, so it measures the server, not itself; else autocannon. */
@@ -57,4 +60,27 @@ function wrk({url, headers, connections, seconds}) {
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)
   if (non2xx) throw new Error(`GET ${url}: ${non2xx[1]} non-2xx responses`)
   return {rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), p50: ms('50'), p99: ms('99'), total: Number(/(\d+) requests in/.exec(out)[1])}
+}
+
+/**
+ * Before/after in one run. With `BENCH_BASELINE=<git revision>`, a benchmark also runs its server role
+ * from that revision: checked out once into a temporary worktree (node_modules linked, built with
+ * tsc) and measured in the same run, with the same load, beside the current build. Returns the
+ * server scripts to measure: always the current one, then the baseline's when asked for.
+ */
+export function serverScripts(benchFile) {
+  const scripts = [{label: 'now', script: benchFile}]
+  const rev = process.env.BENCH_BASELINE
+  if (!rev) return scripts
+  const root = path.resolve(path.dirname(benchFile), '..')
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], {cwd: root, encoding: 'utf8'}).trim()
+  const dir = path.join(os.tmpdir(), `loc-bench-baseline-${sha}`)
+  if (!existsSync(path.join(dir, 'dist'))) {
+    rmSync(dir, {recursive: true, force: true})
+    execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, sha], {cwd: root, stdio: 'ignore'})
+    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'))
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], {cwd: dir, stdio: 'inherit'})
+  }
+  scripts.push({label: `baseline ${sha}`, script: path.join(dir, 'bench', path.basename(benchFile))})
+  return scripts
 }

@@ -60,11 +60,15 @@ function writeUnique<T>(store: Store, fn: (tx: Tx) => T): T {
 
 /** Creates a geofence; a `tag`+`externalId` pair that already exists is refused. */
 export function createGeofence(store: Store, live: boolean, input: GeofenceInput): GeofenceRow {
+  return writeUnique(store, (tx) => insertGeofence(tx, live, input))
+}
+
+/** `createGeofence` inside a caller's write (bulk loads); a duplicate throws SQLite's unique violation. */
+export function insertGeofence(tx: Tx, live: boolean, input: GeofenceInput): GeofenceRow {
   const content = contentColumns(input, nowIso())
-  return writeUnique(store, (tx) =>
-    tx.get(store.db.insertInto('geofences')
-      .values({id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at})
-      .returningAll()))!
+  return tx.get(tx.store.db.insertInto('geofences')
+    .values({id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at})
+    .returningAll())!
 }
 
 /**

@@ -33,11 +33,12 @@ export interface ChangeFeed {
   follow(follower: Follower): void
   /**
    * Brings every follower up to date: one indexed statement, ~1.5 µs when nothing changed. Call it
-   * before using derived state. After this process's own commits it always reads; otherwise at most
-   * once per `pollMs` (another process's commit shows within that).
+   * before using derived state. It reads once per turn of the event loop (all the requests that
+   * arrived together share one read, and every commit that happened before they arrived is in it),
+   * and again after each of this process's own commits.
    */
   catchUp(): void
-  /** This process committed: the next `catchUp` reads whatever the window. Called by `write`. */
+  /** This process committed: the next `catchUp` reads even within the turn. Called by `write`. */
   touch(): void
   /** The newest change's seq (0 when none). */
   position(): number
@@ -45,8 +46,6 @@ export interface ChangeFeed {
 
 const DEFAULT_THRESHOLD = 1000
 const READ_BATCH = 5000
-/** A catch-up per request costs ~1.5 µs; under load a request arrives every few µs, so reads are spaced by this much. */
-const POLL_MS = 1
 
 interface Following {
   follower: Follower
@@ -68,8 +67,11 @@ export function createChangeFeed(store: Store): ChangeFeed {
   })
   const followers: Following[] = []
   let position = -1
-  let polledAt = -Infinity
-  let dirty = false
+  // read in this turn of the event loop, and nothing committed here since
+  let fresh = false
+  const stale = () => {
+    fresh = false
+  }
 
   const rebuildAll = () => {
     for (const f of followers) f.follower.rebuild()
@@ -107,15 +109,12 @@ export function createChangeFeed(store: Store): ChangeFeed {
       follower.rebuild()
     },
     catchUp() {
-      const now = performance.now()
-      if (!dirty && now - polledAt < POLL_MS) return
-      polledAt = now
-      dirty = false
+      if (fresh) return
+      fresh = true
+      setImmediate(stale)
       read()
     },
-    touch() {
-      dirty = true
-    },
+    touch: stale,
     position: () => (position < 0 ? (position = prepared().newest.get() as number) : position),
   }
 }

@@ -35,7 +35,7 @@ const toWebhook = (row: Omit<WebhookTable, 'secret'>): Webhook => ({
 
 /** Enabled webhooks per environment in memory: the recorder asks on every event it stores. */
 const registry = followed((store) => {
-  const read = store.sqlite.prepare('SELECT id, live, url, types, batch, enabled, created_at, updated_at FROM webhooks WHERE enabled = 1 ORDER BY id')
+  const read = store.sqlite.prepare('SELECT id, live, url, types, batch, enabled, created_at, updated_at FROM webhooks WHERE enabled = 1 ORDER BY created_at, id')
   let byEnv: Webhook[][] = [[], []]
   const rebuild = () => {
     byEnv = [[], []]

@@ -1,0 +1,76 @@
+import {rmSync} from 'node:fs'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {recordEvents} from '../../src/events/recorder.js'
+import {setSetting} from '../../src/project/settings.js'
+import {openStore, type Store} from '../../src/store/db.js'
+import {write} from '../../src/store/write.js'
+import {addWebhook, removeWebhook, webhooksFor} from '../../src/webhooks/registry.js'
+import {tempDir} from '../helpers.js'
+
+let dir: string
+let store: Store
+beforeEach(async () => {
+  dir = tempDir()
+  store = await openStore(dir)
+})
+afterEach(async () => {
+  await store.close()
+  rmSync(dir, {recursive: true, force: true})
+})
+
+const entered = {type: 'user.entered_geofence', userId: 'u1', body: {geofence: {tag: 'store'}}}
+const exited = {type: 'user.exited_geofence', userId: 'u1', body: {duration: 3}}
+const outbox = () => store.sqlite.prepare('SELECT webhook_id, event_id, live, status FROM webhook_outbox ORDER BY id').all()
+const events = () => store.sqlite.prepare('SELECT id, type FROM events ORDER BY rowid').all()
+
+describe('recordEvents: the one event recorder', () => {
+  it('writes each event and one pending delivery per webhook of its environment that wants it', () => {
+    const all = addWebhook(store, false, {url: 'http://127.0.0.1:9/all'}).webhook
+    const exits = addWebhook(store, false, {url: 'http://127.0.0.1:9/exits', types: ['user.exited_geofence']}).webhook
+    addWebhook(store, true, {url: 'http://127.0.0.1:9/live'})
+    const [a, b] = write(store, (tx) => recordEvents(tx, false, [entered, exited]))
+    expect(events()).toEqual([{id: a.id, type: 'user.entered_geofence'}, {id: b.id, type: 'user.exited_geofence'}])
+    expect(outbox()).toEqual([
+      {webhook_id: all.id, event_id: a.id, live: 0, status: 'pending'},
+      {webhook_id: all.id, event_id: b.id, live: 0, status: 'pending'},
+      {webhook_id: exits.id, event_id: b.id, live: 0, status: 'pending'},
+    ])
+  })
+
+  it('stores nothing of an event type switched off in events.types, and owes no delivery for it', () => {
+    addWebhook(store, false, {url: 'http://127.0.0.1:9/all'})
+    setSetting(store, false, 'events.types', ['user.exited_geofence'])
+    const rows = write(store, (tx) => recordEvents(tx, false, [entered, exited]))
+    expect(rows.map((r) => r.type)).toEqual(['user.exited_geofence'])
+    expect(events().map((e: any) => e.type)).toEqual(['user.exited_geofence'])
+    expect(outbox()).toHaveLength(1)
+    // a conversion a client logs is stored whatever events.types says
+    write(store, (tx) => recordEvents(tx, false, [{type: 'conversion', body: {name: 'checkout'}}], {logged: true}))
+    expect(events().map((e: any) => e.type)).toEqual(['user.exited_geofence', 'conversion'])
+  })
+
+  it('commits events and deliveries with the caller’s write or not at all', () => {
+    addWebhook(store, false, {url: 'http://127.0.0.1:9/all'})
+    expect(() => write(store, (tx) => {
+      recordEvents(tx, false, [entered])
+      throw new Error('the track failed after its events')
+    })).toThrow()
+    expect(events()).toEqual([])
+    expect(outbox()).toEqual([])
+  })
+
+  it('follows webhooks added and removed, also by another connection', async () => {
+    const {webhook} = addWebhook(store, false, {url: 'http://127.0.0.1:9/a'})
+    expect(webhooksFor(store, false, 'user.entered_geofence').map((w) => w.id)).toEqual([webhook.id])
+    // another process disabling it: a plain statement on a second connection
+    const Database = store.sqlite.constructor as typeof import('better-sqlite3')
+    const other = new Database(store.file)
+    other.prepare('UPDATE webhooks SET enabled = 0').run()
+    other.close()
+    // derived state is current as of each turn of the event loop (each batch of requests)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(webhooksFor(store, false, 'user.entered_geofence')).toEqual([])
+    expect(removeWebhook(store, webhook.id)).toBe(true)
+    expect(removeWebhook(store, webhook.id)).toBe(false)
+  })
+})

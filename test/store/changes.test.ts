@@ -1,0 +1,112 @@
+import {execFile} from 'node:child_process'
+import path from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {createGeofence, deleteGeofence, upsertGeofenceByKey} from '../../src/geofences/store.js'
+import {type Change, type Follower, pruneChanges} from '../../src/store/changes.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+const run = promisify(execFile)
+/** Derived state is read fresh once per turn of the event loop: requests always arrive in a new one. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+let s: TestServer
+
+beforeAll(async () => {
+  s = await startTestServer()
+})
+afterAll(async () => {
+  await s.stop()
+})
+
+const circle = (description = 'Store') => geofenceInputSchema.parse({description, type: 'circle', coordinates: [7.42, 43.73], radius: 100})
+
+/** A stand-in for the tracking engine's geofence index: descriptions by id, and how it was kept in step. */
+function geofenceIndex(threshold?: number) {
+  const read = s.store.sqlite.prepare('SELECT id, description FROM geofences WHERE live = 0')
+  const readOne = s.store.sqlite.prepare('SELECT description FROM geofences WHERE id = ? AND live = 0').pluck()
+  const index = {
+    byId: new Map<string, string>(),
+    rebuilds: 0,
+    applied: [] as Change[],
+    kinds: ['geofences'] as const,
+    threshold,
+    rebuild() {
+      index.rebuilds++
+      index.byId = new Map((read.all() as Array<{id: string; description: string}>).map((r) => [r.id, r.description]))
+    },
+    apply(changes: readonly Change[]) {
+      for (const change of changes) {
+        index.applied.push(change)
+        const description = change.deleted ? undefined : (readOne.get(change.ref) as string | undefined)
+        if (description === undefined) index.byId.delete(change.ref)
+        else index.byId.set(change.ref, description)
+      }
+    },
+  } satisfies Follower & Record<string, unknown>
+  s.store.feed.follow(index)
+  return index
+}
+
+describe('the change feed', () => {
+  it('hands each committed change to followers in order, incrementally', () => {
+    const index = geofenceIndex()
+    expect(index.rebuilds).toBe(1)
+    const a = createGeofence(s.store, false, circle('A'))
+    upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B'))
+    upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B2'))
+    deleteGeofence(s.store, false, {id: a.id})
+    s.store.feed.catchUp()
+    expect(index.rebuilds).toBe(1)
+    expect(index.applied.map((c) => [c.kind, c.deleted])).toEqual([['geofences', false], ['geofences', false], ['geofences', false], ['geofences', true]])
+    expect(index.applied.map((c) => c.seq)).toEqual([...index.applied.map((c) => c.seq)].sort((x, y) => x - y))
+    expect([...index.byId.values()]).toEqual(['B2'])
+  })
+
+  it('rebuilds instead past the threshold', () => {
+    const index = geofenceIndex(3)
+    for (let i = 0; i < 5; i++) upsertGeofenceByKey(s.store, false, 'bulk', String(i), circle(`bulk ${i}`))
+    s.store.feed.catchUp()
+    expect(index.applied).toEqual([])
+    expect(index.rebuilds).toBe(2)
+    expect([...index.byId.values()].filter((d) => d.startsWith('bulk'))).toHaveLength(5)
+  })
+
+  it('rebuilds a follower that fell behind pruned changes', async () => {
+    const index = geofenceIndex()
+    const write = s.store.sqlite.prepare("UPDATE geofences SET description = 'pruned past' WHERE tag = 'bulk' AND external_id = '0'")
+    // another process's commits we have not read yet, then pruned down to the newest change
+    write.run()
+    write.run()
+    pruneChanges(s.store, 1)
+    await nextTurn()
+    s.store.feed.catchUp()
+    expect(index.rebuilds).toBe(2)
+    expect([...index.byId.values()]).toContain('pruned past')
+  })
+
+  it('carries a write from another process (a CLI command while the server runs) to the next request', async () => {
+    const index = geofenceIndex()
+    const script = `
+      const {openStore} = await import(${JSON.stringify(path.resolve('dist/store/db.js'))})
+      const {geofenceInputSchema} = await import(${JSON.stringify(path.resolve('dist/geofences/input.js'))})
+      const {upsertGeofenceByKey} = await import(${JSON.stringify(path.resolve('dist/geofences/store.js'))})
+      const store = await openStore(${JSON.stringify(s.dataDir)})
+      upsertGeofenceByKey(store, false, 'cli', 'x', geofenceInputSchema.parse({description: 'from another process', type: 'circle', coordinates: [7.4, 43.7], radius: 50}))
+      await store.close()`
+    await run('node', ['--input-type=module', '-e', script])
+    await nextTurn()
+    s.store.feed.catchUp()
+    expect([...index.byId.values()]).toContain('from another process')
+    expect(index.applied.at(-1)).toMatchObject({kind: 'geofences', live: false, deleted: false})
+
+    // the same path through a real CLI command: the very next request sees the setting
+    expect((await s.call('GET', '/v1/config', {key: s.keys.testPk})).status).toBe(200)
+    const cli = await run('node', [path.resolve('bin/run.js'), 'settings', 'set', 'project.disabled', 'true', '--env', 'test'], {
+      env: {...process.env, LOC_DATA_DIR: s.dataDir, LOC_LOG_LEVEL: 'silent'},
+    })
+    expect(cli.stdout).toContain('project.disabled = true')
+    expect((await s.call('GET', '/v1/config', {key: s.keys.testPk})).status).toBe(402)
+    expect((await s.call('GET', '/v1/config', {key: s.keys.livePk})).status).toBe(200)
+  })
+})
