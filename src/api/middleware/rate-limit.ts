@@ -1,6 +1,6 @@
 import type {ServerResponse} from 'node:http'
 import type {RateLimitGroup} from '../../config/index.js'
-import {errors} from '../errors.js'
+import {refuse} from '../../errors.js'
 import type {ApiRequest} from '../request.js'
 
 /**
@@ -30,7 +30,7 @@ export function limiterFor(group: RateLimitGroup, perSecond: number): (req: ApiR
     res.setHeader('X-RateLimit-Limit', limit)
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, perSecond - used)))
     res.setHeader('X-RateLimit-Reset', String(second + 1))
-    if (used > perSecond) throw errors.rateLimited(1)
+    if (used > perSecond) throw refuse.rateLimited(1)
   }
 }
 
