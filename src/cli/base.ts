@@ -1,5 +1,6 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
+import {isRefusal, type Refusal} from '../errors.js'
 import {openStore, type Store} from '../store/db.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -34,8 +35,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.store
   }
 
+  /** A refusal prints as `error [<code>]: <message>` and exits 2 for invalid input, 1 otherwise (docs/errors.md). */
+  protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    if (!isRefusal(error)) return super.catch(error)
+    this.logToStderr(`error [${error.code}]: ${error.message}`)
+    this.exit(exitCodeOf(error))
+  }
+
   protected async finally(error: Error | undefined): Promise<unknown> {
     await this.store?.close()
     return super.finally(error)
   }
 }
+
+/** Input the caller can fix (a 400 in the API) exits 2; every other refusal 1. */
+export const exitCodeOf = (refusal: Refusal): number => (refusal.status === 400 ? 2 : 1)

@@ -209,11 +209,47 @@ describe('CORS (compat with browser SDKs)', () => {
       const r = await s.call('GET', '/v1/config', {key, headers: {origin: 'https://shop.example'}})
       expect(r.headers.get('access-control-allow-origin')).toBe('https://shop.example')
       expect(r.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+      expect(r.headers.get('access-control-expose-headers')).toContain('X-Radar-Request-Id')
     }
+  })
+
+  it('repeats X-Request-Id as X-Radar-Request-Id on every response, errors and unknown routes included', async () => {
+    for (const [path, key] of [['/v1/config', s.keys.testPk], ['/v1/config', 'bad'], ['/v1/nope', s.keys.testSk], ['/health', undefined]]) {
+      const r = await s.call('GET', path!, {key})
+      expect(r.headers.get('x-request-id'), path).toMatch(/^[\w-]+$/)
+      expect(r.headers.get('x-radar-request-id'), path).toBe(r.headers.get('x-request-id'))
+    }
+    const own = await s.call('GET', '/v1/config', {key: s.keys.testPk, headers: {'x-request-id': 'mine-1'}})
+    expect(own.headers.get('x-radar-request-id')).toBe('mine-1')
   })
 })
 
 describe('rate limits', () => {
+  it('counts GET /v1/config per device (deviceId or installId, else the client IP), never per key', async () => {
+    const limited = await startTestServer({rateLimits: {config: 2}})
+    const config = (query: string, key = limited.keys.testPk) => limited.call('GET', `/v1/config${query}`, {key})
+    try {
+      // limits count per wall-clock second: start at the beginning of one so all requests share it
+      await new Promise((r) => setTimeout(r, 1005 - (Date.now() % 1000)))
+      // two devices behind the same publishable key each have their own budget
+      expect((await config('?deviceId=a')).status).toBe(200)
+      expect((await config('?deviceId=a')).status).toBe(200)
+      expect((await config('?deviceId=b')).status).toBe(200)
+      expect((await config('?installId=c')).status).toBe(200)
+      // the same device over its budget, whatever key it uses
+      const refused = await config('?deviceId=a', limited.keys.livePk)
+      expect(refused.status).toBe(429)
+      expect(refused.body.meta).toMatchObject({code: 429, error: 'rate_limited'})
+      expect(refused.headers.get('retry-after')).toBe('1')
+      // without an id the client IP is the bucket: every key from 127.0.0.1 shares it
+      expect((await config('')).status).toBe(200)
+      expect((await config('', limited.keys.liveSk)).status).toBe(200)
+      expect((await config('', limited.keys.testSk)).status).toBe(429)
+    } finally {
+      await limited.stop()
+    }
+  })
+
   it('refuses the request over the limit with 429, Retry-After and X-RateLimit headers, and changes nothing', async () => {
     const limited = await startTestServer({rateLimits: {data: 2}})
     try {

@@ -1,4 +1,5 @@
 import {Args} from '@oclif/core'
+import {isRefusal} from '../../../errors.js'
 import {revokeKey} from '../../../project/keys.js'
 import {BaseCommand} from '../../base.js'
 
@@ -13,6 +14,8 @@ export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
       const key = await revokeKey(await this.openStore(), args.prefix)
       this.log(`revoked ${key.prefix} (${key.type} ${key.env})`)
     } catch (error) {
+      // keys.ts throws plain Errors until it throws refuse.noKeyMatches / refuse.ambiguousKeyPrefix
+      if (isRefusal(error)) throw error
       this.error((error as Error).message, {exit: 1})
     }
   }

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {parseSettingValue, setSetting} from '../../../project/settings.js'
+import {Refusal} from '../../../errors.js'
+import {parseSettingValue, setSetting, SettingError} from '../../../project/settings.js'
 import {BaseCommand} from '../../base.js'
 
 export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
@@ -26,7 +27,8 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
       // one value for every environment: it is valid for all or for none
       for (const live of envs) await setSetting(store, live, args.key, value)
     } catch (error) {
-      this.error((error as Error).message, {exit: 2})
+      // until settings.ts throws refusals itself
+      throw error instanceof SettingError ? new Refusal('invalid_parameter', error.message, error.key) : error
     }
     this.log(`${args.key} = ${JSON.stringify(value)} (${this.flags.env})`)
   }
