@@ -49,4 +49,4 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 }
 
 /** Input the caller can fix (a 400 in the API) exits 2; every other refusal 1. */
-export const exitCodeOf = (refusal: Refusal): number => (refusal.status === 400 ? 2 : 1)
+const exitCodeOf = (refusal: Refusal): number => (refusal.status === 400 ? 2 : 1)
