@@ -7,11 +7,29 @@
  */
 export const ERRORS = {
   invalid_parameter: {status: 400, summary: 'a parameter is not valid; `param` names it, the message says what is valid'},
-  conflict: {status: 409, summary: 'a create would duplicate a unique identifier'},
+  malformed_body: {status: 400, summary: 'the body is not valid JSON or form data, or not UTF-8'},
+  unreadable_body: {status: 400, summary: 'the body could not be read (the request was aborted or shorter than its Content-Length)'},
+  unauthorized: {status: 401, summary: 'no API key, or an unknown, malformed or revoked one'},
+  project_disabled: {status: 402, summary: "the environment's `project.disabled` setting is on"},
+  quota_spent: {status: 402, summary: "the environment's `project.monthlyRequestQuota` is used up for this month"},
+  forbidden: {status: 403, summary: 'a publishable key on an endpoint that needs a secret key'},
   not_found: {status: 404, summary: 'no such resource in this environment'},
-} as const
+  route_not_found: {status: 404, summary: 'no route for this method and path'},
+  conflict: {status: 409, summary: 'a create would duplicate a unique identifier'},
+  body_too_large: {status: 413, summary: 'the body is over `server.bodyLimitBytes`, or a form body has too many fields'},
+  rate_limited: {status: 429, summary: "over the route's per-second limit; `Retry-After` says when to try again"},
+  country_blocked: {status: 451, summary: "the caller's IP geolocates to a country in `security.blockedCountries`"},
+  internal: {status: 500, summary: 'an unexpected fault; logged with its stack and request id'},
+  unavailable: {status: 503, summary: 'a part the request needs (map data, an engine) is not loaded or not ready'},
+} as const satisfies Record<string, {status: number; summary: string}>
 
 export type ErrorCode = keyof typeof ERRORS
+
+/** What some refusals carry besides their message. */
+export interface RefusalExtra {
+  /** Seconds until a retry can succeed (rate limits). */
+  retryAfterS?: number
+}
 
 /** A refusal: what was asked cannot be done, and why, in words a caller can act on. */
 export class Refusal extends Error {
@@ -19,6 +37,7 @@ export class Refusal extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly param?: string,
+    readonly extra: RefusalExtra = {},
   ) {
     super(message)
   }
@@ -31,8 +50,29 @@ export class Refusal extends Error {
 /** Builders: parameter messages always read `<param>: <statement of what is valid>`. */
 export const refuse = {
   invalid: (param: string, statement: string) => new Refusal('invalid_parameter', `${param}: ${statement}`, param),
-  conflict: (param: string, statement: string) => new Refusal('conflict', `${param}: ${statement}`, param),
+  missing: (param: string) => new Refusal('invalid_parameter', `${param}: required`, param),
+  malformedBody: (statement = 'must be valid JSON') => new Refusal('malformed_body', `body: ${statement}`, 'body'),
+  unreadableBody: (why: string) => new Refusal('unreadable_body', `body: ${why}`, 'body'),
+  unauthorized: () => new Refusal('unauthorized', 'Unauthorized: the Authorization header must hold a valid, unrevoked API key.'),
+  projectDisabled: () => new Refusal('project_disabled', PAYMENT_REQUIRED),
+  quotaSpent: () => new Refusal('quota_spent', PAYMENT_REQUIRED),
+  forbidden: () => new Refusal('forbidden', 'Forbidden: this endpoint requires a secret key.'),
   notFound: (resource: string) => new Refusal('not_found', `${resource} not found`),
+  routeNotFound: (method: string, path: string) => new Refusal('route_not_found', `route not found: ${method} ${path}`),
+  conflict: (param: string, statement: string) => new Refusal('conflict', `${param}: ${statement}`, param),
+  bodyTooLarge: (statement: string) => new Refusal('body_too_large', `body: ${statement}`, 'body'),
+  rateLimited: (retryAfterS: number) =>
+    new Refusal('rate_limited', `Too many requests: rate limit exceeded, retry in ${retryAfterS} s.`, undefined, {retryAfterS}),
+  countryBlocked: () => new Refusal('country_blocked', 'Unavailable for legal reasons: requests from this country are blocked.'),
+  internal: () => new Refusal('internal', 'Internal server error.'),
+  unavailable: (why: string) => new Refusal('unavailable', `Service temporarily unavailable: ${why}`),
+  /** `loc keys revoke` (src/project/keys.ts): the messages it printed before codes existed. */
+  noKeyMatches: (prefix: string) => new Refusal('not_found', `no key matches prefix ${prefix}`, 'prefix'),
+  ambiguousKeyPrefix: (prefix: string, count: number) =>
+    new Refusal('invalid_parameter', `prefix: must match one key (${prefix} matches ${count}; give more characters)`, 'prefix'),
 }
+
+// one sentence for both causes: clients of the hosted original know only the status (compat)
+const PAYMENT_REQUIRED = 'Payment required: this project is disabled or its usage is exceeded.'
 
 export const isRefusal = (error: unknown): error is Refusal => error instanceof Refusal

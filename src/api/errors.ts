@@ -1,51 +1,32 @@
-import {Refusal} from '../errors.js'
+import {isRefusal, refuse, type Refusal} from '../errors.js'
 
-/**
- * The one error catalogue: every failure the API reports is built here and leaves as
- * `{meta: {code, param?, message}}`. Parameter errors read `<param>: <what is valid>`.
- */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param?: string,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message)
-  }
+/** A form body may hold at most this many fields (body-parser's `parameterLimit` default). */
+const FORM_FIELDS_MAX = 1000
 
-  toBody(): {meta: {code: number; param?: string; message: string}} {
-    return {meta: {code: this.status, ...(this.param === undefined ? {} : {param: this.param}), message: this.message}}
-  }
+/** The one error shape of the API: `meta.code` is the status (compat), `meta.error` the stable code. */
+export interface ErrorBody {
+  meta: {code: number; error: string; param?: string; message: string}
 }
 
-export const errors = {
-  invalidParam: (param: string, statement: string) => new ApiError(400, `${param}: ${statement}`, param),
-  missingParam: (param: string) => new ApiError(400, `${param}: required`, param),
-  malformedBody: () => new ApiError(400, 'body: must be valid JSON', 'body'),
-  unauthorized: () => new ApiError(401, 'Unauthorized: the Authorization header must hold a valid, unrevoked API key.'),
-  paymentRequired: () => new ApiError(402, 'Payment required: this project is disabled or its usage is exceeded.'),
-  forbidden: () => new ApiError(403, 'Forbidden: this endpoint requires a secret key.'),
-  notFound: (resource: string) => new ApiError(404, `${resource} not found`),
-  routeNotFound: (method: string, path: string) => new ApiError(404, `route not found: ${method} ${path}`),
-  conflict: (param: string, statement: string) => new ApiError(409, `${param}: ${statement}`, param),
-  payloadTooLarge: (limitBytes: number) => new ApiError(413, `body: must be at most ${limitBytes} bytes`, 'body'),
-  rateLimited: (retryAfterS: number) =>
-    new ApiError(429, `Too many requests: rate limit exceeded, retry in ${retryAfterS} s.`, undefined, {'Retry-After': String(retryAfterS)}),
-  blockedCountry: () => new ApiError(451, 'Unavailable for legal reasons: requests from this country are blocked.'),
-  internal: () => new ApiError(500, 'Internal server error.'),
-  unavailable: (why: string) => new ApiError(503, `Service temporarily unavailable: ${why}`),
+/** Anything thrown, as a refusal: body-parser's failures by their type, anything unknown a 500. */
+export function toRefusal(error: unknown, bodyLimitBytes: number): Refusal {
+  if (isRefusal(error)) return error
+  const {type, status, message} = (error ?? {}) as {type?: string; status?: number; message?: string}
+  if (type === 'entity.too.large') return refuse.bodyTooLarge(`must be at most ${bodyLimitBytes} bytes`)
+  if (type === 'parameters.too.many') return refuse.bodyTooLarge(`must have at most ${FORM_FIELDS_MAX} form fields`)
+  if (type === 'entity.parse.failed') return refuse.malformedBody()
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return refuse.malformedBody('must be UTF-8 encoded')
+  // body-parser's other client faults: aborted, or shorter than Content-Length
+  if (type !== undefined && status !== undefined && status >= 400 && status < 500) return refuse.unreadableBody(message ?? type)
+  return refuse.internal()
 }
 
-/** Anything thrown, as the catalogue's error: body-parser's failures by type, the rest a 500. */
-export function toApiError(error: unknown, bodyLimitBytes: number): ApiError {
-  if (error instanceof ApiError) return error
-  if (error instanceof Refusal) return new ApiError(error.status, error.message, error.param)
-  const type = (error as {type?: string} | null)?.type
-  if (type === 'entity.too.large') return errors.payloadTooLarge(bodyLimitBytes)
-  if (type === 'entity.parse.failed') return errors.malformedBody()
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return errors.invalidParam('body', 'must be UTF-8 encoded')
-  const status = (error as {status?: number} | null)?.status
-  if (status && status >= 400 && status < 500) return new ApiError(status, (error as Error).message)
-  return errors.internal()
+export function errorBody(refusal: Refusal): ErrorBody {
+  const {status, code, param, message} = refusal
+  return {meta: {code: status, error: code, ...(param === undefined ? {} : {param}), message}}
+}
+
+export function errorHeaders(refusal: Refusal): Record<string, string> {
+  const {retryAfterS} = refusal.extra
+  return retryAfterS === undefined ? {} : {'Retry-After': String(retryAfterS)}
 }

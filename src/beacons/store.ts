@@ -1,4 +1,5 @@
 import type {Store} from '../store/db.js'
+import {duplicateBeacon} from './input.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {write} from '../store/write.js'
@@ -23,8 +24,6 @@ export interface BeaconInput {
   metadata?: Record<string, string | number | boolean> | null
 }
 
-/** `tag` + `externalId` already name another beacon of the environment. */
-export type Conflict = {conflict: true}
 export type Written = {row: BeaconRow; created: boolean}
 
 const env = (live: boolean) => (live ? 1 : 0)
@@ -48,8 +47,8 @@ function columns(input: BeaconInput) {
 
 const isUniqueViolation = (error: unknown) => (error as {code?: string})?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 
-/** Creates a beacon; a `tag` + `externalId` that exists already is a conflict, not an update. */
-export function createBeacon(store: Store, live: boolean, input: BeaconInput): Written | Conflict {
+/** Creates a beacon; a `tag` + `externalId` that exists already is refused (409), not updated. */
+export function createBeacon(store: Store, live: boolean, input: BeaconInput): Written {
   const now = nowIso()
   const row: BeaconRow = {
     id: newId(),
@@ -63,7 +62,7 @@ export function createBeacon(store: Store, live: boolean, input: BeaconInput): W
   try {
     write(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)))
   } catch (error) {
-    if (isUniqueViolation(error)) return {conflict: true}
+    if (isUniqueViolation(error)) throw duplicateBeacon()
     throw error
   }
   return {row, created: true}
@@ -81,7 +80,7 @@ export function upsertBeaconByTag(store: Store, live: boolean, tag: string, exte
 }
 
 /** Updates the beacon with this `_id` (its `tag`/`externalId` too when given); undefined when there is none. */
-export function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Written | Conflict | undefined {
+export function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Written | undefined {
   const set = {
     ...columns(input),
     ...(input.tag === undefined ? {} : {tag: input.tag}),
@@ -94,7 +93,7 @@ export function updateBeacon(store: Store, live: boolean, id: string, input: Bea
       .returningAll()))
     return row && {row, created: false}
   } catch (error) {
-    if (isUniqueViolation(error)) return {conflict: true}
+    if (isUniqueViolation(error)) throw duplicateBeacon()
     throw error
   }
 }

@@ -1,5 +1,6 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
+import {isRefusal, type Refusal} from '../errors.js'
 import type {Store} from '../store/db.js'
 import {openSystem, type System} from '../system.js'
 
@@ -40,8 +41,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return (await this.system(config)).store
   }
 
+  /** A refusal prints as `error [<code>]: <message>` and exits 2 for invalid input, 1 otherwise (docs/errors.md). */
+  protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    if (!isRefusal(error)) return super.catch(error)
+    this.logToStderr(`error [${error.code}]: ${error.message}`)
+    this.exit(exitCodeOf(error))
+  }
+
   protected async finally(error: Error | undefined): Promise<unknown> {
     await this.opened?.then((system) => system.close(), () => undefined)
     return super.finally(error)
   }
 }
+
+/** Input the caller can fix (a 400 in the API) exits 2; every other refusal 1. */
+const exitCodeOf = (refusal: Refusal): number => (refusal.status === 400 ? 2 : 1)

@@ -1,6 +1,7 @@
 import {z} from 'zod'
-// The coercing builders are plain zod (no HTTP): CSV rows and form bodies both arrive as strings.
-import {bool, datetime, metadata, num} from '../api/validate.js'
+import {refuse} from '../errors.js'
+import {pageSchema} from '../paging-input.js'
+import {bool, datetime, jsonText, metadata, num} from '../validate.js'
 import {circleShape, isochroneShape, isPosition, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
@@ -31,16 +32,6 @@ export interface GeofenceInput {
   tripApproachingThreshold?: number
   dwellThreshold?: number
   operatingHours?: OperatingHours
-}
-
-/** JSON given as a string (form bodies, CSV cells) is parsed; anything else passes through. */
-function jsonText(value: unknown): unknown {
-  if (typeof value !== 'string' || !/^\s*[[{]/.test(value)) return value
-  try {
-    return JSON.parse(value)
-  } catch {
-    return value
-  }
 }
 
 /** Numeric strings inside nested arrays (qs turns `coordinates[0]=7.4` into strings) become numbers. */
@@ -176,3 +167,8 @@ function unwrapRing(value: unknown): unknown {
   if (Array.isArray(value) && value.length === 1 && Array.isArray(value[0]) && Array.isArray(value[0][0])) return value[0]
   return value
 }
+
+export const geofenceListQuery = pageSchema(1000, 100).extend({tag: z.string().optional(), externalId: z.string().optional()})
+
+/** What a create or update that would repeat a `tag` + `externalId` pair is told. */
+export const duplicateGeofence = () => refuse.conflict('externalId', 'must be unique within its tag (a geofence with this tag and externalId exists)')

@@ -1,12 +1,11 @@
 import {CompiledQuery, sql, type Insertable, type Selectable} from 'kysely'
-import {refuse} from '../errors.js'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
 import type {UserRow} from '../users/json.js'
-import type {GeofenceInput} from './input.js'
+import {duplicateGeofence, type GeofenceInput} from './input.js'
 
 export type GeofenceRow = Selectable<GeofenceTable>
 
@@ -53,7 +52,7 @@ function writeUnique<T>(store: Store, fn: (tx: Tx) => T): T {
   try {
     return write(store, fn)
   } catch (error) {
-    if (isUniqueViolation(error)) throw refuse.conflict('externalId', 'must be unique within its tag (a geofence with this tag and externalId exists)')
+    if (isUniqueViolation(error)) throw duplicateGeofence()
     throw error
   }
 }

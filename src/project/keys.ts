@@ -1,4 +1,5 @@
 import {createHash, randomBytes} from 'node:crypto'
+import {refuse} from '../errors.js'
 import {followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
@@ -58,8 +59,8 @@ export async function listKeys(store: Store): Promise<KeyRecord[]> {
 export async function revokeKey(store: Store, prefix: string): Promise<KeyRecord> {
   const keys = await listKeys(store)
   const matches = keys.filter((k) => k.prefix.startsWith(prefix) || prefix.startsWith(k.prefix))
-  if (matches.length === 0) throw new Error(`no key matches prefix ${prefix}`)
-  if (matches.length > 1) throw new Error(`prefix ${prefix} matches ${matches.length} keys; give more characters`)
+  if (matches.length === 0) throw refuse.noKeyMatches(prefix)
+  if (matches.length > 1) throw refuse.ambiguousKeyPrefix(prefix, matches.length)
   const [key] = matches
   if (key.revokedAt) return key
   const revokedAt = nowIso()

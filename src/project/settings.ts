@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import '../zod-messages.js'
+import {refuse} from '../errors.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
@@ -71,7 +72,7 @@ export function getSettings(store: Store, live: boolean): Settings {
   return cache(store).get(live)
 }
 
-/** Validates and stores one setting; throws a message naming the key and what is valid. */
+/** Validates and stores one setting; refused with the key as `param` and what is valid. */
 export function setSetting(store: Store, live: boolean, key: string, value: unknown): void {
   setSettings(store, live, {[key]: value})
 }
@@ -79,9 +80,9 @@ export function setSetting(store: Store, live: boolean, key: string, value: unkn
 /** Validates every pair first, then writes them in one transaction: all or nothing. */
 export function setSettings(store: Store, live: boolean, values: Record<string, unknown>): void {
   const rows = Object.entries(values).map(([key, value]) => {
-    if (!isSettingKey(key)) throw new SettingError(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
+    if (!isSettingKey(key)) throw refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
     const parsed = SETTINGS[key].schema.safeParse(value)
-    if (!parsed.success) throw new SettingError(key, parsed.error.issues[0].message)
+    if (!parsed.success) throw refuse.invalid(key, parsed.error.issues[0].message)
     return {live: live ? 1 : 0, key, value: JSON.stringify(parsed.data), updated_at: nowIso()}
   })
   if (rows.length === 0) return
@@ -91,12 +92,6 @@ export function setSettings(store: Store, live: boolean, values: Record<string, 
         .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: row.value, updated_at: row.updated_at})))
     }
   })
-}
-
-export class SettingError extends Error {
-  constructor(readonly key: string, statement: string) {
-    super(`${key}: ${statement}`)
-  }
 }
 
 /** CLI values arrive as text: JSON where it parses (`true`, `3`, `["US"]`), else the plain string. */

@@ -22,7 +22,7 @@ describe('health, metrics and unknown routes', () => {
   it('answers unknown routes with a JSON 404 in the error shape', async () => {
     const r = await s.call('GET', '/v1/nope', {key: s.keys.testSk})
     expect(r.status).toBe(404)
-    expect(r.body).toEqual({meta: {code: 404, message: 'route not found: GET /v1/nope'}})
+    expect(r.body).toEqual({meta: {code: 404, error: 'route_not_found', message: 'route not found: GET /v1/nope'}})
     expect(r.headers.get('content-type')).toMatch(/application\/json/)
   })
 
@@ -67,7 +67,7 @@ describe('authentication', () => {
   it('refuses a request without a key with 401', async () => {
     const r = await s.call('GET', '/v1/config')
     expect(r.status).toBe(401)
-    expect(r.body.meta.code).toBe(401)
+    expect(r.body.meta).toMatchObject({code: 401, error: 'unauthorized'})
     expect(r.body.meta.message).toMatch(/API key/)
   })
 
@@ -89,7 +89,7 @@ describe('authentication', () => {
   it('answers 403 to a publishable key on a secret endpoint', async () => {
     const r = await s.call('GET', '/v1/settings', {key: s.keys.testPk})
     expect(r.status).toBe(403)
-    expect(r.body.meta).toMatchObject({code: 403})
+    expect(r.body.meta).toMatchObject({code: 403, error: 'forbidden'})
     expect((await s.call('GET', '/v1/settings', {key: s.keys.testSk})).status).toBe(200)
   })
 
@@ -111,7 +111,7 @@ describe('authentication', () => {
       await setSetting(extra.store, true, 'project.disabled', true)
       const r = await extra.call('GET', '/v1/config', {key: extra.keys.livePk})
       expect(r.status).toBe(402)
-      expect(r.body.meta.code).toBe(402)
+      expect(r.body.meta).toMatchObject({code: 402, error: 'project_disabled'})
       expect((await extra.call('GET', '/v1/config', {key: extra.keys.testPk})).status).toBe(200)
     } finally {
       await extra.stop()
@@ -126,7 +126,7 @@ describe('authentication', () => {
       for (let i = 0; i < 5; i++) statuses.push((await extra.call('GET', '/v1/config', {key: extra.keys.testPk})).status)
       expect(statuses).toEqual([200, 200, 200, 402, 402])
       const refused = await extra.call('GET', '/v1/config', {key: extra.keys.testSk})
-      expect(refused.body.meta).toEqual({code: 402, message: expect.stringMatching(/usage/)})
+      expect(refused.body.meta).toEqual({code: 402, error: 'quota_spent', message: expect.stringMatching(/usage/)})
       // live has no quota and its own count
       expect((await extra.call('GET', '/v1/config', {key: extra.keys.livePk})).status).toBe(200)
       await setSetting(extra.store, false, 'project.monthlyRequestQuota', 0)
@@ -170,20 +170,20 @@ describe('bodies and errors', () => {
     const before = await s.call('GET', '/v1/settings', {key: s.keys.testSk})
     const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {chainMappings: {a: 'x'}, placeFilters: {chain: 5}}})
     expect(r.status).toBe(400)
-    expect(r.body).toEqual({meta: {code: 400, param: 'placeFilters.chain', message: 'placeFilters.chain: must be an array'}})
+    expect(r.body).toEqual({meta: {code: 400, error: 'invalid_parameter', param: 'placeFilters.chain', message: 'placeFilters.chain: must be an array'}})
     expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
   })
 
   it('answers malformed JSON with 400 param body', async () => {
     const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: '{"chainMappings": '})
     expect(r.status).toBe(400)
-    expect(r.body.meta).toEqual({code: 400, param: 'body', message: 'body: must be valid JSON'})
+    expect(r.body.meta).toEqual({code: 400, error: 'malformed_body', param: 'body', message: 'body: must be valid JSON'})
   })
 
   it('answers bodies over 1 MiB with 413', async () => {
     const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {chainMappings: {big: 'x'.repeat(1_100_000)}}})
     expect(r.status).toBe(413)
-    expect(r.body.meta).toMatchObject({code: 413, param: 'body'})
+    expect(r.body.meta).toMatchObject({code: 413, error: 'body_too_large', param: 'body'})
   })
 
   it('treats a GET with Content-Type application/json and no body as normal', async () => {
@@ -209,11 +209,47 @@ describe('CORS (compat with browser SDKs)', () => {
       const r = await s.call('GET', '/v1/config', {key, headers: {origin: 'https://shop.example'}})
       expect(r.headers.get('access-control-allow-origin')).toBe('https://shop.example')
       expect(r.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+      expect(r.headers.get('access-control-expose-headers')).toContain('X-Radar-Request-Id')
     }
+  })
+
+  it('repeats X-Request-Id as X-Radar-Request-Id on every response, errors and unknown routes included', async () => {
+    for (const [path, key] of [['/v1/config', s.keys.testPk], ['/v1/config', 'bad'], ['/v1/nope', s.keys.testSk], ['/health', undefined]]) {
+      const r = await s.call('GET', path!, {key})
+      expect(r.headers.get('x-request-id'), path).toMatch(/^[\w-]+$/)
+      expect(r.headers.get('x-radar-request-id'), path).toBe(r.headers.get('x-request-id'))
+    }
+    const own = await s.call('GET', '/v1/config', {key: s.keys.testPk, headers: {'x-request-id': 'mine-1'}})
+    expect(own.headers.get('x-radar-request-id')).toBe('mine-1')
   })
 })
 
 describe('rate limits', () => {
+  it('counts GET /v1/config per device (deviceId or installId, else the client IP), never per key', async () => {
+    const limited = await startTestServer({rateLimits: {config: 2}})
+    const config = (query: string, key = limited.keys.testPk) => limited.call('GET', `/v1/config${query}`, {key})
+    try {
+      // limits count per wall-clock second: start at the beginning of one so all requests share it
+      await new Promise((r) => setTimeout(r, 1005 - (Date.now() % 1000)))
+      // two devices behind the same publishable key each have their own budget
+      expect((await config('?deviceId=a')).status).toBe(200)
+      expect((await config('?deviceId=a')).status).toBe(200)
+      expect((await config('?deviceId=b')).status).toBe(200)
+      expect((await config('?installId=c')).status).toBe(200)
+      // the same device over its budget, whatever key it uses
+      const refused = await config('?deviceId=a', limited.keys.livePk)
+      expect(refused.status).toBe(429)
+      expect(refused.body.meta).toMatchObject({code: 429, error: 'rate_limited'})
+      expect(refused.headers.get('retry-after')).toBe('1')
+      // without an id the client IP is the bucket: every key from 127.0.0.1 shares it
+      expect((await config('')).status).toBe(200)
+      expect((await config('', limited.keys.liveSk)).status).toBe(200)
+      expect((await config('', limited.keys.testSk)).status).toBe(429)
+    } finally {
+      await limited.stop()
+    }
+  })
+
   it('refuses the request over the limit with 429, Retry-After and X-RateLimit headers, and changes nothing', async () => {
     const limited = await startTestServer({rateLimits: {data: 2}})
     try {
@@ -228,7 +264,7 @@ describe('rate limits', () => {
       await limited.call('GET', '/v1/settings', {key: limited.keys.testSk})
       const refused = await limited.call('PATCH', '/v1/settings', {key: limited.keys.testSk, body: {chainMappings: {a: 'b'}}})
       expect(refused.status).toBe(429)
-      expect(refused.body.meta.code).toBe(429)
+      expect(refused.body.meta).toMatchObject({code: 429, error: 'rate_limited'})
       expect(refused.headers.get('retry-after')).toBe('1')
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
 

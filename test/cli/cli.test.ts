@@ -74,7 +74,7 @@ describe('loc CLI', () => {
   it('settings set validates, get and list read back', async () => {
     const bad = await loc('settings', 'set', 'geofences.minConfidence', '7')
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('geofences.minConfidence: must be at most 3')
+    expect(bad.stderr).toContain('error [invalid_parameter]: geofences.minConfidence: must be at most 3')
     const unknown = await loc('settings', 'set', 'no.such', '1')
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('unknown setting')

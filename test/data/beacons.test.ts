@@ -128,7 +128,7 @@ describe('PUT /v1/beacons', () => {
     const body = {description: 'x', type: 'ibeacon', uuid: 'u', major: '1', minor: '2', coordinates: [1, 2]}
     const missing = await s.call('PUT', '/v1/beacons/000000000000000000000000', {key: s.keys.testSk, body})
     expect(missing.status).toBe(404)
-    expect(missing.body).toEqual({meta: {code: 404, message: 'beacon not found'}})
+    expect(missing.body).toEqual({meta: {code: 404, error: 'not_found', message: 'beacon not found'}})
     const clash = await s.call('PUT', `/v1/beacons/${created.body.beacon._id}`, {key: s.keys.testSk, body: {...body, externalId: 'door-1'}})
     expect(clash.status).toBe(409)
     expect(clash.body.meta.param).toBe('externalId')

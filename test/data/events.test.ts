@@ -128,7 +128,7 @@ describe('GET, DELETE and verification of /v1/events', () => {
   it('gets an event by _id; 404 for unknown and other-environment ids', async () => {
     const r = await s.call('GET', `/v1/events/${ids[1]}`, {key: s.keys.testSk})
     expect(r.body).toMatchObject({meta: {code: 200}, event: {_id: ids[1], type: 'user.exited_geofence', duration: 4}})
-    expect((await s.call('GET', '/v1/events/nope', {key: s.keys.testSk})).body).toEqual({meta: {code: 404, message: 'event not found'}})
+    expect((await s.call('GET', '/v1/events/nope', {key: s.keys.testSk})).body).toEqual({meta: {code: 404, error: 'not_found', message: 'event not found'}})
     expect((await s.call('GET', `/v1/events/${ids[1]}`, {key: s.keys.liveSk})).status).toBe(404)
   })
 

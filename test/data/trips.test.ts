@@ -71,7 +71,7 @@ describe('POST /v1/trips', () => {
     const before = await tables()
     const r = await create({externalId: 'order-1'})
     expect(r.status).toBe(409)
-    expect(r.body.meta).toMatchObject({code: 409, param: 'externalId'})
+    expect(r.body.meta).toMatchObject({code: 409, error: 'conflict', param: 'externalId'})
     expect(await tables()).toEqual(before)
     // the same externalId is free in the other environment
     expect((await create({externalId: 'order-1'}, s.keys.livePk)).status).toBe(200)
@@ -158,7 +158,7 @@ describe('PATCH /v1/trips/:id/update', () => {
     const before = await tables()
     const expired = await update('order-2', {status: 'expired'})
     expect(expired.status).toBe(400)
-    expect(expired.body.meta).toEqual({code: 400, param: 'status', message: 'status: must be one of pending, started, approaching, arrived, completed, canceled'})
+    expect(expired.body.meta).toEqual({code: 400, error: 'invalid_parameter', param: 'status', message: 'status: must be one of pending, started, approaching, arrived, completed, canceled'})
     for (const [body, param] of [[{status: 'flying'}, 'status'], [{mode: 'jet'}, 'mode'], [{destinationGeofenceExternalId: 'missing'}, 'destinationGeofenceExternalId'], [{metadata: {a: 'b'.repeat(1025)}}, 'metadata.a']] as const) {
       const r = await update('order-2', body)
       expect(r.status).toBe(400)
@@ -166,7 +166,7 @@ describe('PATCH /v1/trips/:id/update', () => {
     }
     const missing = await update('no-such-trip', {status: 'started'})
     expect(missing.status).toBe(404)
-    expect(missing.body).toEqual({meta: {code: 404, message: 'trip not found'}})
+    expect(missing.body).toEqual({meta: {code: 404, error: 'not_found', message: 'trip not found'}})
     expect((await update('order-2', {status: 'started'}, s.keys.livePk)).status).toBe(404)
     expect(await tables()).toEqual(before)
   })

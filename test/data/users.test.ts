@@ -118,7 +118,7 @@ describe('GET /v1/users/:id', () => {
   it('answers 404 for unknown users and users of the other environment', async () => {
     const r = await s.call('GET', '/v1/users/nobody', {key: s.keys.testSk})
     expect(r.status).toBe(404)
-    expect(r.body).toEqual({meta: {code: 404, message: 'user not found'}})
+    expect(r.body).toEqual({meta: {code: 404, error: 'not_found', message: 'user not found'}})
     expect((await s.call('GET', `/v1/users/${liveUser.id}`, {key: s.keys.testSk})).status).toBe(404)
     expect((await s.call('GET', '/v1/users/live-device', {key: s.keys.testSk})).status).toBe(404)
     const live = await s.call('GET', '/v1/users/u0', {key: s.keys.liveSk})

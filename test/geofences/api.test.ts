@@ -156,7 +156,7 @@ describe('PUT /v1/geofences/:id', () => {
     const before = snapshot()
     const missing = await s.call('PUT', '/v1/geofences/000000000000000000000000', {key: sk, body: circle()})
     expect(missing.status).toBe(404)
-    expect(missing.body).toEqual({meta: {code: 404, message: 'geofence not found'}})
+    expect(missing.body).toEqual({meta: {code: 404, error: 'not_found', message: 'geofence not found'}})
     expect(snapshot()).toEqual(before)
     await s.call('PUT', '/v1/geofences/taken/one', {key: sk, body: circle()})
     const other = await s.call('PUT', '/v1/geofences/taken/two', {key: sk, body: circle()})
@@ -189,7 +189,7 @@ describe('GET and DELETE one geofence', () => {
       expect((await s.call('GET', path, {key: sk})).status).toBe(404)
       const again = await s.call('DELETE', path, {key: sk})
       expect(again.status).toBe(404)
-      expect(again.body).toEqual({meta: {code: 404, message: 'geofence not found'}})
+      expect(again.body).toEqual({meta: {code: 404, error: 'not_found', message: 'geofence not found'}})
     }
   })
 })

@@ -1,8 +1,8 @@
+import {refuse} from '../../errors.js'
 import {authenticateKey, type KeyIdentity} from '../../project/keys.js'
 import {getSettings} from '../../project/settings.js'
 import type {UsageMeter} from '../../project/usage.js'
 import type {Store} from '../../store/db.js'
-import {errors} from '../errors.js'
 import type {ApiRequest} from '../request.js'
 
 /** P: publishable or secret key; S: secret key only. */
@@ -17,11 +17,11 @@ export const keyOf: KeySource = (req) => req.headers.authorization?.trim() || un
 /** The caller's identity at the route's level, or the 401/402/403 of the spec. */
 export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined): KeyIdentity {
   const identity = key ? authenticateKey(store, key) : null
-  if (!identity) throw errors.unauthorized()
-  if (level === 'S' && identity.type !== 'secret') throw errors.forbidden()
+  if (!identity) throw refuse.unauthorized()
+  if (level === 'S' && identity.type !== 'secret') throw refuse.forbidden()
   const settings = getSettings(store, identity.live)
-  if (settings['project.disabled']) throw errors.paymentRequired()
+  if (settings['project.disabled']) throw refuse.projectDisabled()
   const quota = settings['project.monthlyRequestQuota']
-  if (quota > 0 && usage.used(identity.live) >= quota) throw errors.paymentRequired()
+  if (quota > 0 && usage.used(identity.live) >= quota) throw refuse.quotaSpent()
   return identity
 }

@@ -1,6 +1,6 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'
+const EXPOSED = 'X-Request-Id, X-Radar-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After'
 const METHODS = 'GET, POST, PUT, PATCH, DELETE'
 const DEFAULT_HEADERS = 'Authorization, Content-Type, X-Radar-Device-Type, X-Radar-SDK-Version'
 

@@ -14,8 +14,8 @@ export interface Observed extends ServerResponse {
 }
 
 /**
- * The first thing every request meets: gives the response an `X-Request-Id` (the caller's own when
- * it is sane), and on finish writes one structured log line and the metrics. The path is logged
+ * The first thing every request meets: gives the response an `X-Request-Id`, repeated as
+ * `X-Radar-Request-Id` (the caller's own id when it is sane), and on finish writes one structured log line and the metrics. The path is logged
  * without its query (static maps carry a key there) and headers are never logged. Returns the id.
  */
 export function observer(log: Logger, metrics: Metrics): (req: IncomingMessage, res: Observed) => string {
@@ -25,6 +25,8 @@ export function observer(log: Logger, metrics: Metrics): (req: IncomingMessage, 
     const incoming = req.headers['x-request-id']
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID()
     res.setHeader('X-Request-Id', id)
+    // the name the hosted original's web SDK reads (DECISIONS, compat)
+    res.setHeader('X-Radar-Request-Id', id)
     res.on('finish', () => {
       const ms = performance.now() - start
       const route = res.routeLabel ?? routeOfExpress(req)

@@ -1,13 +1,13 @@
 import type {ServerResponse} from 'node:http'
 import type {RateLimitGroup} from '../../config/index.js'
-import {errors} from '../errors.js'
+import {refuse} from '../../errors.js'
 import type {ApiRequest} from '../request.js'
 
 /**
  * Per-second limits per key (the spec's table, configurable), counted after authentication and
  * before the handler, so a refused request does no work. Track counts per key and device; IP
- * geocode per key and device or IP. Headers: X-RateLimit-Limit/-Remaining/-Reset (epoch s), and
- * Retry-After on 429.
+ * geocode per key and device or IP; config per device or IP alone (compat). Headers:
+ * X-RateLimit-Limit/-Remaining/-Reset (epoch s), and Retry-After on 429.
  *
  * Windows are whole wall-clock seconds; the counts of one second live in one Map that is dropped
  * when the next second starts, so memory never outgrows one second of distinct callers. Buckets
@@ -30,11 +30,13 @@ export function limiterFor(group: RateLimitGroup, perSecond: number): (req: ApiR
     res.setHeader('X-RateLimit-Limit', limit)
     res.setHeader('X-RateLimit-Remaining', String(Math.max(0, perSecond - used)))
     res.setHeader('X-RateLimit-Reset', String(second + 1))
-    if (used > perSecond) throw errors.rateLimited(1)
+    if (used > perSecond) throw refuse.rateLimited(1)
   }
 }
 
 function bucketOf(group: RateLimitGroup, req: ApiRequest): string {
+  // every browser of an app shares one publishable key, so config counts per device, never per key
+  if (group === 'config') return clientOf(req)
   const who = req.auth.id
   if (group === 'track') return `${who}:${deviceOf(req) ?? ''}`
   if (group === 'ipGeocode') return `${who}:${deviceOf(req) ?? req.ip}`
@@ -46,4 +48,12 @@ function deviceOf(req: ApiRequest): string | undefined {
   const fromBody = body && typeof body.deviceId === 'string' ? body.deviceId : undefined
   const header = req.headers['x-radar-device-id']
   return fromBody ?? (typeof header === 'string' ? header : undefined)
+}
+
+/** `GET /v1/config`'s caller: `deviceId` or `installId` in the query, else the client IP. */
+function clientOf(req: ApiRequest): string {
+  const {deviceId, installId} = req.query
+  if (typeof deviceId === 'string' && deviceId !== '') return `device:${deviceId}`
+  if (typeof installId === 'string' && installId !== '') return `install:${installId}`
+  return `ip:${req.ip}`
 }

@@ -1,19 +1,17 @@
-import type {ApiRequest} from '../request.js'
-import {z} from 'zod'
-import {geofenceInputSchema, type GeofenceInput} from '../../geofences/input.js'
+import {refuse} from '../../errors.js'
+import {type GeofenceInput, geofenceInputSchema, geofenceListQuery} from '../../geofences/input.js'
 import {geofenceJsonText} from '../../geofences/json.js'
 import {
   createGeofence, deleteGeofence, getGeofence, listGeofences,
   type GeofenceRef, type GeofenceRow, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
 } from '../../geofences/store.js'
+import {pageSchema} from '../../paging-input.js'
 import {userJson} from '../../users/json.js'
-import {errors} from '../errors.js'
-import {JsonText} from '../send.js'
-import {pageBody, pageSchema} from '../paging.js'
+import {metadataFilters, parse} from '../../validate.js'
+import {pageBody} from '../paging.js'
+import type {ApiRequest} from '../request.js'
 import type {Api} from '../router.js'
-import {metadataFilters, parse} from '../validate.js'
-
-const listQuery = pageSchema(1000, 100).extend({tag: z.string().optional(), externalId: z.string().optional()})
+import {JsonText} from '../send.js'
 
 const param = (req: ApiRequest, name: string) => String(req.params[name])
 const refOf = (req: ApiRequest): GeofenceRef =>
@@ -32,7 +30,7 @@ export function geofencesRoutes(api: Api): void {
   const input = (req: ApiRequest): GeofenceInput => parse(geofenceInputSchema, req.body ?? {})
 
   api.route('get', '/geofences', S, async (req) => {
-    const {tag, externalId, ...page} = parse(listQuery, req.query)
+    const {tag, externalId, ...page} = parse(geofenceListQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
     const {rows, hasMore} = await listGeofences(store, req.auth.live, page, filters)
     // pageBody's shape
@@ -48,7 +46,7 @@ export function geofencesRoutes(api: Api): void {
     const {live} = req.auth
     const page = parse(pageSchema(1000, 100), req.query)
     const geofence = await getGeofence(store, live, refOf(req))
-    if (!geofence) throw errors.notFound('geofence')
+    if (!geofence) throw refuse.notFound('geofence')
     const {rows, hasMore} = await usersInGeofence(store, live, geofence.id, page)
     return pageBody('users', rows.map(userJson), hasMore)
   })
@@ -60,18 +58,18 @@ export function geofencesRoutes(api: Api): void {
 
   api.route('put', '/geofences/:id', S, async (req) => {
     const row = updateGeofenceById(store, req.auth.live, param(req, 'id'), input(req))
-    if (!row) throw errors.notFound('geofence')
+    if (!row) throw refuse.notFound('geofence')
     return one(row)
   })
 
   for (const path of ['/geofences/:tag/:externalId', '/geofences/:id']) {
     api.route('get', path, S, async (req) => {
       const row = await getGeofence(store, req.auth.live, refOf(req))
-      if (!row) throw errors.notFound('geofence')
+      if (!row) throw refuse.notFound('geofence')
       return one(row)
     })
     api.route('delete', path, S, async (req) => {
-      if (!(deleteGeofence(store, req.auth.live, refOf(req)))) throw errors.notFound('geofence')
+      if (!(deleteGeofence(store, req.auth.live, refOf(req)))) throw refuse.notFound('geofence')
       return {meta: {code: 200}}
     })
   }

@@ -1,18 +1,11 @@
-import {z} from 'zod'
+import {refuse} from '../../errors.js'
+import {refreshSchema, userListQuery} from '../../users/input.js'
 import {refreshUsers} from '../../users/refresh.js'
 import {deleteUser, findUser, listUsers} from '../../users/store.js'
 import {usersJson} from '../../users/view.js'
-import {errors} from '../errors.js'
-import {pageBody, pageSchema} from '../paging.js'
+import {parse} from '../../validate.js'
+import {pageBody} from '../paging.js'
 import type {Api} from '../router.js'
-import {list, parse} from '../validate.js'
-
-const listQuery = pageSchema(1000, 100).pick({limit: true, updatedBefore: true, updatedAfter: true})
-
-const refreshBody = z.object({
-  userIds: list(z.string().min(1)).pipe(z.array(z.string()).min(1).max(10)),
-  type: z.enum(['silentPush', 'pushExtension']).default('silentPush'),
-})
 
 /** `/v1/users`: users are created by track; here they are listed, read, deleted and refreshed. */
 export function usersRoutes(api: Api): void {
@@ -20,12 +13,12 @@ export function usersRoutes(api: Api): void {
   const opts = {auth: 'S', limit: 'data'} as const
 
   api.route('get', '/users', opts, async (req) => {
-    const page = await listUsers(store, req.auth.live, parse(listQuery, req.query))
+    const page = await listUsers(store, req.auth.live, parse(userListQuery, req.query))
     return pageBody('users', await usersJson(store, page.rows), page.hasMore)
   })
 
   api.route('post', '/users/refresh', opts, async (req) => {
-    const input = parse(refreshBody, req.body ?? {})
+    const input = parse(refreshSchema, req.body ?? {})
     // No push credentials can be configured yet, so every user lands in `failed` (DECISIONS).
     const result = await refreshUsers(store, req.auth.live, input.userIds, input.type, null)
     return {meta: {code: 200}, ...result}
@@ -33,13 +26,13 @@ export function usersRoutes(api: Api): void {
 
   api.route('get', '/users/:id', opts, async (req) => {
     const user = await findUser(store, req.auth.live, String(req.params.id))
-    if (!user) throw errors.notFound('user')
+    if (!user) throw refuse.notFound('user')
     const [json] = await usersJson(store, [user])
     return {meta: {code: 200}, user: json}
   })
 
   api.route('delete', '/users/:id', opts, async (req) => {
-    if (!(await deleteUser(store, req.auth.live, String(req.params.id)))) throw errors.notFound('user')
+    if (!(await deleteUser(store, req.auth.live, String(req.params.id)))) throw refuse.notFound('user')
     return {meta: {code: 200}}
   })
 }

@@ -9,11 +9,7 @@ export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
 
   async run(): Promise<void> {
     const {args} = await this.parse(KeysRevoke)
-    try {
-      const key = await revokeKey(await this.openStore(), args.prefix)
-      this.log(`revoked ${key.prefix} (${key.type} ${key.env})`)
-    } catch (error) {
-      this.error((error as Error).message, {exit: 1})
-    }
+    const key = await revokeKey(await this.openStore(), args.prefix)
+    this.log(`revoked ${key.prefix} (${key.type} ${key.env})`)
   }
 }

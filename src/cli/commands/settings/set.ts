@@ -22,12 +22,8 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
     const store = await this.openStore()
     const value = parseSettingValue(args.value)
     const envs = this.flags.env === 'both' ? [false, true] : [this.flags.env === 'live']
-    try {
-      // one value for every environment: it is valid for all or for none
-      for (const live of envs) await setSetting(store, live, args.key, value)
-    } catch (error) {
-      this.error((error as Error).message, {exit: 2})
-    }
+    // one value for every environment: it is valid for all or for none
+    for (const live of envs) setSetting(store, live, args.key, value)
     this.log(`${args.key} = ${JSON.stringify(value)} (${this.flags.env})`)
   }
 }

@@ -1,27 +1,35 @@
 import {z} from 'zod'
-import '../zod-messages.js'
-import {ApiError, errors} from './errors.js'
+import {refuse} from './errors.js'
+import './zod-messages.js'
 
 /**
- * Request validation on zod. Schemas state what is valid; `parse` turns the first issue into a
- * 400 whose `param` is the field path as the client wrote it (`metadata.color`) and whose message
- * is `<param>: <statement>`. Builders here also accept the strings that query strings and
- * form-encoded bodies carry (`"12.5"`, `"true"`, `"a,b|c"`).
+ * Input validation on zod, for the API, the CLI and file imports alike. Schemas state what is
+ * valid; `parse` turns the first issue into an `invalid_parameter` refusal whose `param` is the
+ * field path as the caller wrote it (`metadata.color`) and whose message is `<param>: <statement>`.
+ * Builders here also accept the strings that query strings, form bodies and CSV cells carry
+ * (`"12.5"`, `"true"`, `"a,b|c"`).
  */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input)
   if (result.success) return result.data
   const issue = result.error.issues[0]
   const param = issue.path.length ? issue.path.map(String).join('.') : 'body'
-  return raise(param, issue.message)
+  throw refuse.invalid(param, issue.message)
 }
 
-function raise(param: string, statement: string): never {
-  throw errors.invalidParam(param, statement)
-}
-
-const numeric = (value: unknown) =>
+/** A string holding a finite number becomes that number; anything else passes through. */
+export const numeric = (value: unknown) =>
   typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value
+
+/** JSON given as a string (form bodies, CSV cells) is parsed; anything else passes through. */
+export function jsonText(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^\s*[[{]/.test(value)) return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    return value
+  }
+}
 
 /** A number; strings that hold one are accepted. */
 export const num = () => z.preprocess(numeric, z.number())
@@ -83,14 +91,7 @@ export const latLng = () =>
  */
 export const metadata = (maxKeys: number) =>
   z.preprocess(
-    (value) => {
-      if (typeof value !== 'string') return value
-      try {
-        return JSON.parse(value)
-      } catch {
-        return value
-      }
-    },
+    jsonText,
     z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), {error: 'must be a dictionary of string, number or boolean values'})
       .refine((m) => Object.keys(m).length <= maxKeys, {message: `up to ${maxKeys} keys`}),
   )
@@ -101,8 +102,4 @@ export function metadataFilters(value: unknown): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v
   return out
-}
-
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError
 }
