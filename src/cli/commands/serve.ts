@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {startServer} from '../../api/server.js'
 import {startJobs} from '../../jobs/index.js'
 import {createLogger} from '../../log.js'
-import {openMapData} from '../../osm/index.js'
+import {openMapData} from '../../map/index.js'
 import {ensureDemoKeys, ensureDemoMap} from '../../project/demo.js'
 import {BaseCommand} from '../base.js'
 
