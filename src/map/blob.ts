@@ -43,6 +43,8 @@ export interface MapBlob {
 
 const align8 = (n: number) => (n + 7) & ~7
 const ZEROS = new Uint8Array(8)
+// zlib.crc32 returns 0 for a view of an empty ArrayBuffer (Node 20.20), whatever the running value.
+const crcMore = (bytes: Uint8Array, crc: number) => (bytes.length ? crc32(bytes, crc) : crc)
 
 function bytesOf(v: ArrayBufferView | ArrayBufferLike): Uint8Array {
   return ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v)
@@ -79,7 +81,7 @@ export function writeBlob(file: string, kind: string, version: number, sections:
   })
   view.setBigUint64(16, BigInt(offset - HEADER), true)
   let crc = crc32(head.subarray(12))
-  for (const p of parts) crc = crc32(ZEROS.subarray(0, align8(p.bytes.length) - p.bytes.length), crc32(p.bytes, crc))
+  for (const p of parts) crc = crcMore(ZEROS.subarray(0, align8(p.bytes.length) - p.bytes.length), crcMore(p.bytes, crc))
   view.setUint32(8, crc, true)
 
   const fd = openSync(file, 'w')
