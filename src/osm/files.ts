@@ -83,11 +83,14 @@ export function sweep(dataDir: string, manifest: Manifest): void {
   const live = new Set(Object.values(manifest.regions).map((r) => r.dir || r.db))
   for (const entry of readdirSync(dir, {withFileTypes: true})) {
     const name = entry.name
-    const region = entry.isDirectory() ? REGION_DIR.test(name) : name.endsWith('.db')
+    const region = entry.isDirectory() ? REGION_DIR.test(name) && ours(path.join(dir, name)) : name.endsWith('.db')
     const stale = name.startsWith('.build-') || /^manifest\.json\.tmp-/.test(name) || (region && !live.has(name))
     if (stale) rmSync(path.join(dir, name), {recursive: true, force: true})
   }
 }
+
+/** A directory holding nothing but what an import writes (so a user's `my-notes1/` survives the sweep). */
+const ours = (dir: string) => readdirSync(dir).every((f) => f.startsWith('map.db') || f.endsWith('.bin'))
 
 export const REGION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/
 /** `<region>-<stamp>`: the directories an import creates (anything else in data/map is left alone). */

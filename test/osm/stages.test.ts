@@ -129,12 +129,13 @@ describe('version-1 stores', () => {
     // no places.bin: the index is built from the database on first use
     expect(placeIndex(map, 'monaco')!.ids.length).toBe(places)
 
-    mkdirSync(path.join(dataDir, 'map', 'notes')) // not ours: left alone by the sweep
+    mkdirSync(path.join(dataDir, 'map', 'saved-2024')) // named like a region directory, but not ours: left alone
+    writeFileSync(path.join(dataDir, 'map', 'saved-2024', 'notes.txt'), 'mine')
     const r = await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir, add: true})
     const manifest = readManifest(dataDir)
     expect(manifest.version).toBe(2)
     expect(manifest.regions.monaco).toMatchObject({dir: '', db: file})
-    expect(mapFiles(dataDir).filter((f) => !f.includes('/'))).toEqual(['manifest.json', file, r.dir, 'notes'].sort())
+    expect(mapFiles(dataDir).filter((f) => !f.includes('/'))).toEqual(['manifest.json', file, r.dir, 'saved-2024'].sort())
     expect(map.db('monaco')).toBe(db) // its generation did not change: same handle
     expect(count(map.db('liechtenstein')!, 'SELECT count(*) FROM places')).toBe(r.built.places)
     map.close()
