@@ -27,7 +27,7 @@ if (mode === '--child-decode' || mode === '--child-import' || mode === '--child-
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-import-'))
     try {
       const r = await importOsm(file, {dataDir})
-      extra = {built: r.built, objects: r.read.nodes + r.read.ways + r.read.relations}
+      extra = {built: r.built, stages: r.stages, objects: r.read.nodes + r.read.ways + r.read.relations}
     } finally {
       rmSync(dataDir, {recursive: true, force: true})
     }
@@ -54,6 +54,8 @@ if (!existsSync(SOURCE)) {
 }
 
 const mb = (f) => statSync(f).size / 1e6
+// each derived stage's time (included in the import wall time) and blob sizes
+const stagesLine = (stages) => stages.map((s) => `${s.name} ${s.seconds.toFixed(2)} s (${Object.entries(s.blobs).map(([b, n]) => `${b}.bin ${(n / 1e6).toFixed(2)} MB`).join(', ') || 'no blobs'})`).join(', ')
 const size1 = mb(SOURCE)
 console.log(`bench/import on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
 
@@ -67,6 +69,7 @@ report(`1× ${path.basename(SOURCE)} (${size1.toFixed(1)} MB, ${import1.objects.
   {name: 'import peak RSS', value: Math.round(import1.peakMb), unit: 'MB', target: '≤ 2048 MB', ok: import1.peakMb <= 2048},
 ])
 console.log(`  built: ${Object.entries(import1.built).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`)
+console.log(`  stages: ${stagesLine(import1.stages)}`)
 
 const synthFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'loc-bench-synth-')), 'bench-4x.osm.pbf')
 try {
@@ -84,6 +87,7 @@ try {
     {name: 'time 4× ÷ 1×', value: timeRatio, unit: '×', target: '≤ 4.5×', ok: timeRatio <= 4.5},
     {name: 'peak RSS 4× ÷ 1×', value: rssRatio, unit: '×', target: 'far below 4× (≤ 2.5×)', ok: rssRatio <= 2.5},
   ])
+  console.log(`  stages: ${stagesLine(import4.stages)}`)
 } finally {
   rmSync(path.dirname(synthFile), {recursive: true, force: true})
 }

@@ -2,7 +2,7 @@ import {type RunningServer, startServer} from './api/server.js'
 import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
-import {type MapData, openMapData} from './osm/index.js'
+import {type MapData, openMapData} from './map/index.js'
 import {openStore, type Store} from './store/db.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */

@@ -29,7 +29,7 @@ export function createHttpServer(ctx: AppContext): Server {
   app.set('trust proxy', config.server.trustProxy)
   app.get('/health', (_req, res) => {
     // the map regions served now: an import shows here without a restart
-    sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION, map: {regions: ctx.map?.regions().map((r) => r.name) ?? []}})
+    sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION, map: {regions: ctx.map.regions().map((r) => r.name)}})
   })
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.text())

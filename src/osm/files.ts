@@ -1,42 +1,21 @@
-import {closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
 import path from 'node:path'
+import {type Manifest, mapDir} from '../map/manifest.js'
 
 /**
- * File layout of the map store:
+ * Write side of the map store (layout and manifest format: src/map/manifest.ts):
  *
- *   data/map/manifest.json          which region is served from which file (the commit point)
- *   data/map/<region>-<stamp>.db     one SQLite file per region, never modified after commit
- *   data/map/.build-<pid>-*.db       an import in progress (deleted on failure or at the next import)
+ *   data/map/manifest.json           which region is served from which directory (the commit point)
+ *   data/map/<region>-<stamp>/       one directory per region: map.db and the stages' <name>.bin,
+ *                                    never modified after commit
+ *   data/map/<region>-<stamp>.db     a region imported by a version-1 store (still served)
+ *   data/map/.build-<pid>-<region>/  an import in progress (deleted on failure or at the next import)
  *   data/map/.lock                   pid of the running import
  *
- * An import writes a new file, then replaces manifest.json by rename. Readers that still hold the
- * old file open keep reading it; the old file is deleted after the commit (POSIX keeps its inode
- * alive for them).
+ * An import fills a build directory, renames it, then replaces manifest.json by rename. Readers that
+ * still hold old files open keep reading them; the old files are deleted after the commit (POSIX
+ * keeps their inodes alive for them).
  */
-
-export interface RegionEntry {
-  file: string
-  source: string
-  importedAt: string
-  bbox: [number, number, number, number] | null
-  counts: Record<string, number>
-}
-
-export interface Manifest {
-  version: 1
-  regions: Record<string, RegionEntry>
-}
-
-export const mapDir = (dataDir: string) => path.join(dataDir, 'map')
-export const manifestPath = (dataDir: string) => path.join(mapDir(dataDir), 'manifest.json')
-
-export function readManifest(dataDir: string): Manifest {
-  const file = manifestPath(dataDir)
-  if (!existsSync(file)) return {version: 1, regions: {}}
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Manifest
-  if (parsed.version !== 1 || typeof parsed.regions !== 'object') throw new Error(`${file}: unknown manifest format`)
-  return parsed
-}
 
 export function writeFileDurable(file: string, data: string): void {
   const tmp = `${file}.tmp-${process.pid}`
@@ -60,7 +39,7 @@ export function fsyncFile(file: string): void {
   }
 }
 
-function fsyncDir(dir: string): void {
+export function fsyncDir(dir: string): void {
   try {
     fsyncFile(dir)
   } catch {
@@ -101,14 +80,21 @@ function alive(pid: number): boolean {
 /** Deletes build leftovers and region files the manifest no longer names. Call while holding the lock. */
 export function sweep(dataDir: string, manifest: Manifest): void {
   const dir = mapDir(dataDir)
-  const live = new Set(Object.values(manifest.regions).map((r) => r.file))
-  for (const name of readdirSync(dir)) {
-    const stale = name.startsWith('.build-') || (name.endsWith('.db') && !live.has(name)) || /^manifest\.json\.tmp-/.test(name)
-    if (stale) rmSync(path.join(dir, name), {force: true})
+  const live = new Set(Object.values(manifest.regions).map((r) => r.dir || r.db))
+  for (const entry of readdirSync(dir, {withFileTypes: true})) {
+    const name = entry.name
+    const region = entry.isDirectory() ? REGION_DIR.test(name) && ours(path.join(dir, name)) : name.endsWith('.db')
+    const stale = name.startsWith('.build-') || /^manifest\.json\.tmp-/.test(name) || (region && !live.has(name))
+    if (stale) rmSync(path.join(dir, name), {recursive: true, force: true})
   }
 }
 
+/** A directory holding nothing but what an import writes (so a user's `my-notes1/` survives the sweep). */
+const ours = (dir: string) => readdirSync(dir).every((f) => f.startsWith('map.db') || f.endsWith('.bin'))
+
 export const REGION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/
+/** `<region>-<stamp>`: the directories an import creates (anything else in data/map is left alone). */
+const REGION_DIR = /^[a-z0-9][a-z0-9_-]{0,63}-[a-z0-9]+$/
 
 /** `monaco.osm.pbf` → `monaco`; `Baltimore MD.osm.pbf` → `baltimore-md`. */
 export function regionFromFile(file: string): string {

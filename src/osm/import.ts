@@ -1,11 +1,17 @@
-import {existsSync, renameSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
+import {type Manifest, MANIFEST_VERSION, manifestPath, mapDir, readManifest} from '../map/manifest.js'
 import {type BuiltCounts, MapBuilder, type Phase, type SourceCounts} from './build.js'
-import {type Manifest, REGION_NAME, fsyncFile, lock, manifestPath, mapDir, readManifest, regionFromFile, sweep, writeFileDurable} from './files.js'
+import {REGION_NAME, fsyncDir, fsyncFile, lock, regionFromFile, sweep, writeFileDurable} from './files.js'
 import {readPbf} from './pbf.js'
+import {type MapStage, type StageResult, runStages} from './stage.js'
+import {STAGES} from './stages.js'
 
 export interface ImportProgress {
-  phase: Phase
+  /** extraction phases, then the derived stages, then their verification */
+  phase: Phase | 'stages' | 'verify'
+  /** the stage being built or verified */
+  stage?: string
   /** bytes of the PBF read so far in this pass ('read': nodes and relations, 'ways': ways), and its size */
   bytes: number
   totalBytes: number
@@ -24,13 +30,16 @@ export interface ImportOptions {
   add?: boolean
   signal?: AbortSignal
   onProgress?: (p: ImportProgress) => void
+  /** The derived stages to run (default: STAGES, src/osm/stages.ts). */
+  stages?: readonly MapStage[]
 }
 
 export interface ImportResult {
   region: string
   source: string
-  /** the new region file, relative to data/map */
-  file: string
+  /** the new region's directory, relative to data/map */
+  dir: string
+  generation: string
   /** whether a region of that name was replaced */
   replaced: boolean
   /** regions dropped because `add` was not set */
@@ -40,13 +49,16 @@ export interface ImportResult {
   bbox: [number, number, number, number] | null
   read: SourceCounts
   built: BuiltCounts
+  /** each derived stage with its time and blob sizes */
+  stages: StageResult[]
   warnings: string[]
 }
 
 /**
- * Imports one OSM PBF extract as a region of the map store. All writes go to a build file; the
- * single commit point is the rename of manifest.json, so a failed, corrupt or interrupted import
- * leaves the store exactly as it was and readers keep using the old files until the commit.
+ * Imports one OSM PBF extract as a region of the map store: extract → derived stages → verify →
+ * swap. All writes go to a build directory; the single commit point is the rename of manifest.json,
+ * so a failed, corrupt or interrupted import, a failing stage or a failed verify leaves the store
+ * exactly as it was and readers keep using the old files until the commit.
  */
 export async function importOsm(file: string, opts: ImportOptions): Promise<ImportResult> {
   const started = performance.now()
@@ -59,14 +71,19 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
   try {
     const before = readManifest(opts.dataDir)
     sweep(opts.dataDir, before)
-    const buildFile = path.join(dir, `.build-${process.pid}-${region}.db`)
-    const finalName = `${region}-${Date.now().toString(36)}.db`
-    const builder = new MapBuilder(buildFile)
+    const buildDir = path.join(dir, `.build-${process.pid}-${region}`)
+    let stamp = Date.now()
+    while (existsSync(path.join(dir, `${region}-${stamp.toString(36)}`))) stamp++
+    const generation = stamp.toString(36)
+    const finalName = `${region}-${generation}`
+    mkdirSync(buildDir)
+    const builder = new MapBuilder(path.join(buildDir, 'map.db'))
     let objects = 0
     let bytes = 0
-    const report = (phase: Phase, done: number, total: number) =>
-      opts.onProgress?.({phase, bytes, totalBytes, objects, done, total})
+    const report = (phase: ImportProgress['phase'], done: number, total: number, stage?: string) =>
+      opts.onProgress?.({phase, stage, bytes, totalBytes, objects, done, total})
     let next: Manifest
+    let stages: StageResult[]
     try {
       // Two passes (see MapBuilder): nodes and relations first, then ways; each pass counts its own bytes.
       const count = <T extends unknown[]>(f: (...args: T) => void) => (...args: T) => {
@@ -93,11 +110,23 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
         await new Promise((resolve) => setImmediate(resolve))
       })
       opts.signal?.throwIfAborted()
-      fsyncFile(buildFile)
-      renameSync(buildFile, path.join(dir, finalName))
-      next = {version: 1, regions: opts.add ? {...before.regions} : {}}
+      const warnings = builder.warnings
+      const derived = await runStages({
+        region, dir: buildDir, stages: opts.stages ?? STAGES, signal: opts.signal, warnings,
+        onProgress: (phase, stage, done, total) => report(phase, done, total, stage),
+      })
+      stages = derived.stages
+      opts.signal?.throwIfAborted()
+      for (const f of readdirSync(buildDir)) fsyncFile(path.join(buildDir, f))
+      fsyncDir(buildDir)
+      renameSync(buildDir, path.join(dir, finalName))
+      fsyncDir(dir)
+      next = {version: MANIFEST_VERSION, regions: opts.add ? {...before.regions} : {}}
       next.regions[region] = {
-        file: finalName,
+        generation,
+        dir: finalName,
+        db: 'map.db',
+        blobs: derived.blobs,
         source: path.basename(file),
         importedAt: new Date().toISOString(),
         bbox: builder.bbox,
@@ -106,15 +135,16 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
       writeFileDurable(manifestPath(opts.dataDir), JSON.stringify(next, null, 2) + '\n')
     } catch (error) {
       builder.close()
-      rmSync(buildFile, {force: true})
-      rmSync(path.join(dir, finalName), {force: true})
+      rmSync(buildDir, {recursive: true, force: true})
+      rmSync(path.join(dir, finalName), {recursive: true, force: true})
       throw error
     }
     sweep(opts.dataDir, next)
     return {
       region,
       source: file,
-      file: finalName,
+      dir: finalName,
+      generation,
       replaced: region in before.regions,
       removed: Object.keys(before.regions).filter((r) => !(r in next.regions)),
       seconds: (performance.now() - started) / 1000,
@@ -122,6 +152,7 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
       bbox: builder.bbox,
       read: builder.source,
       built: builder.built,
+      stages,
       warnings: builder.warnings,
     }
   } finally {

@@ -1,5 +1,6 @@
 export {importOsm, type ImportOptions, type ImportProgress, type ImportResult} from './import.js'
-export {openMapData, type MapData, type MapRegion} from './mapdata.js'
-export {readManifest, regionFromFile, type Manifest, type RegionEntry} from './files.js'
+export {regionFromFile} from './files.js'
+export type {MapStage, StageContext, StageResult} from './stage.js'
+export {STAGES} from './stages.js'
 export {readPbf, PbfError, type OsmVisitor, type Tags} from './pbf.js'
 export type {BuiltCounts, SourceCounts} from './build.js'

@@ -1,7 +1,8 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {PACKAGE_ROOT} from '../config/index.js'
-import {importOsm, readManifest, type ImportResult} from '../osm/index.js'
+import {readManifest} from '../map/index.js'
+import {importOsm, type ImportResult} from '../osm/index.js'
 import type {Store} from '../store/db.js'
 import {createKey, type KeyEnv, type KeyType} from './keys.js'
 

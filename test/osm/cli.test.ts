@@ -3,7 +3,7 @@ import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, describe, expect, it} from 'vitest'
-import {readManifest} from '../../src/osm/index.js'
+import {readManifest} from '../../src/map/index.js'
 import {spawnServe} from '../helpers.js'
 import {snapshot, tempDataDir} from './helpers.js'
 

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll} from 'vitest'
-import {readManifest} from '../../src/osm/index.js'
+import {readManifest, regionFile} from '../../src/map/index.js'
 
 export const MONACO = path.resolve('data/monaco.osm.pbf')
 /** Copies of small extracts from the shared data set (see test/fixtures/osm/README.md). */
@@ -29,17 +29,18 @@ export function freshDataDirs(): () => string {
 export function openRegion(dataDir: string, region: string): Database.Database {
   const entry = readManifest(dataDir).regions[region]
   if (!entry) throw new Error(`no region ${region}`)
-  return new Database(path.join(dataDir, 'map', entry.file), {readonly: true})
+  return new Database(regionFile(dataDir, entry, entry.db), {readonly: true})
 }
 
-/** Every file under data/map with its bytes, to prove a failed import changed nothing. */
+/** Every file under data/map (region directories included) with its bytes, to prove a failed import changed nothing. */
 export function snapshot(dataDir: string): Record<string, string> {
   const dir = path.join(dataDir, 'map')
   const out: Record<string, string> = {}
   if (!existsSync(dir)) return out
-  for (const name of readdirSync(dir).sort()) {
+  for (const name of (readdirSync(dir, {recursive: true}) as string[]).sort()) {
     const file = path.join(dir, name)
-    out[name] = `${statSync(file).mtimeMs}:${createHash('sha1').update(readFileSync(file)).digest('hex')}`
+    const s = statSync(file)
+    out[name] = s.isDirectory() ? 'dir' : `${s.mtimeMs}:${createHash('sha1').update(readFileSync(file)).digest('hex')}`
   }
   return out
 }

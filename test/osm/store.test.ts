@@ -1,7 +1,8 @@
 import {copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {importOsm, openMapData, readManifest} from '../../src/osm/index.js'
+import {openMapData, readManifest} from '../../src/map/index.js'
+import {importOsm} from '../../src/osm/index.js'
 import {MONACO, count, freshDataDirs, snapshot} from './helpers.js'
 
 const fresh = freshDataDirs()
@@ -64,8 +65,8 @@ describe('map store: regions and atomic replacement', () => {
     expect(r.replaced).toBe(true)
     expect(r.removed).toEqual(['other'])
     expect(Object.keys(readManifest(dataDir).regions)).toEqual(['monaco'])
-    // only the live region file remains
-    expect(readdirSync(path.join(dataDir, 'map')).filter((f) => f.endsWith('.db'))).toEqual([readManifest(dataDir).regions.monaco.file])
+    // only the live region directory remains
+    expect(readdirSync(path.join(dataDir, 'map')).filter((f) => f !== 'manifest.json')).toEqual([readManifest(dataDir).regions.monaco.dir])
     await expect(importOsm(MONACO, {dataDir, region: '../evil'})).rejects.toThrow(/invalid region name/)
   })
 
@@ -76,21 +77,21 @@ describe('map store: regions and atomic replacement', () => {
     await importOsm(MONACO, {dataDir})
     expect(map.regions().map((r) => r.name)).toEqual(['monaco'])
     const old = map.db('monaco')!
-    const oldFile = readManifest(dataDir).regions.monaco.file
+    const oldDir = readManifest(dataDir).regions.monaco.dir
     const places = count(old, 'SELECT count(*) FROM places')
     const generation = map.generation
 
     await importOsm(MONACO, {dataDir, region: 'monaco'})
-    const newFile = readManifest(dataDir).regions.monaco.file
-    expect(newFile).not.toBe(oldFile)
-    expect(existsSync(path.join(dataDir, 'map', oldFile))).toBe(false) // unlinked, yet...
+    const newDir = readManifest(dataDir).regions.monaco.dir
+    expect(newDir).not.toBe(oldDir)
+    expect(existsSync(path.join(dataDir, 'map', oldDir))).toBe(false) // unlinked, yet...
     expect(count(old, 'SELECT count(*) FROM places')).toBe(places) // ...still readable through the open handle
 
     const next = map.db('monaco')! // a running server notices the commit without restarting
     expect(map.generation).toBe(generation + 1)
     expect(next).not.toBe(old)
     expect(old.open).toBe(false)
-    expect(path.basename(next.name)).toBe(newFile)
+    expect(next.name).toBe(path.join(dataDir, 'map', newDir, 'map.db'))
     expect(count(next, 'SELECT count(*) FROM places')).toBe(places)
     expect(() => next.exec('DELETE FROM places')).toThrow(/readonly/)
     expect(map.all().map((a) => a.region.name)).toEqual(['monaco'])
@@ -104,7 +105,7 @@ describe('map store: regions and atomic replacement', () => {
     expect(map.regions().map((r) => r.name)).toEqual(['monaco']) // manifest read, no file opened
     await importOsm(MONACO, {dataDir}) // the file the reader knows about is now deleted
     const db = map.db('monaco')!
-    expect(path.basename(db.name)).toBe(readManifest(dataDir).regions.monaco.file)
+    expect(db.name).toBe(path.join(dataDir, 'map', readManifest(dataDir).regions.monaco.dir, 'map.db'))
     map.close()
   })
 })

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {readManifest} from '../../osm/index.js'
+import {readManifest} from '../../map/index.js'
 import {listKeys} from '../../project/keys.js'
 import {monthOf} from '../../project/usage.js'
 import {storeSizeBytes} from '../../store/db.js'

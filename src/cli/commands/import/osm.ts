@@ -5,9 +5,12 @@ import {startProgress} from '../../progress.js'
 
 // Pass 1 (nodes, relations) and pass 2 (ways) each read the whole file; the build steps after them are short.
 const PHASES: Record<ImportProgress['phase'], [from: number, to: number, label: string]> = {
-  read: [0, 0.5, 'pass 1/2: nodes and relations'], ways: [0.5, 0.95, 'pass 2/2: ways'], relations: [0.95, 0.96, 'areas'],
-  roads: [0.96, 0.98, 'road graph'], streets: [0.98, 0.99, 'streets'], index: [0.99, 1, 'indexes'],
+  read: [0, 0.5, 'pass 1/2: nodes and relations'], ways: [0.5, 0.94, 'pass 2/2: ways'], relations: [0.94, 0.95, 'areas'],
+  roads: [0.95, 0.97, 'road graph'], streets: [0.97, 0.98, 'streets'], index: [0.98, 0.99, 'indexes'],
+  stages: [0.99, 0.998, 'stage'], verify: [0.998, 1, 'verify'],
 }
+
+const kb = (bytes: number) => `${(bytes / 1024).toLocaleString('en-US', {maximumFractionDigits: 1})} KB`
 
 export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
   static description = 'Import an OpenStreetMap extract (.osm.pbf) as a map region: addresses, streets, places, admin areas, road graph and map layers.'
@@ -44,7 +47,8 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
           const [from, to, name] = PHASES[p.phase]
           const reading = p.phase === 'read' || p.phase === 'ways'
           const fraction = from + (to - from) * (p.total ? p.done / p.total : 0)
-          bar.update(fraction, {label: reading ? name : `building ${name} ${p.done}/${p.total}`, ...payload(p.bytes, p.totalBytes, p.objects)})
+          const label = reading ? name : p.stage ? `${name} ${p.stage} ${p.done}/${p.total}` : `building ${name} ${p.done}/${p.total}`
+          bar.update(fraction, {label, ...payload(p.bytes, p.totalBytes, p.objects)})
         },
       })
     } catch (error) {
@@ -66,6 +70,10 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     this.log(`  admin      ${n(r.built.adminAreas)} areas   postal codes ${r.built.postalCodes}`)
     this.log(`  roads      ${n(r.built.edges)} edges  ${n(r.built.graphNodes)} nodes  ${r.built.turnRestrictions} turn restrictions`)
     this.log(`  map layers ${n(r.built.layerFeatures)} features`)
+    for (const st of r.stages) {
+      const blobs = Object.entries(st.blobs).map(([name, bytes]) => `${name}.bin ${kb(bytes)}`).join(', ')
+      this.log(`  stage ${st.name.padEnd(10)} ${st.seconds.toFixed(2).padStart(6)} s  ${blobs || 'no blobs'}`)
+    }
     if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
     if (r.warnings.length) {
       this.warn(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)

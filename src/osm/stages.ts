@@ -1,0 +1,5 @@
+import {placesStage} from '../places/stage.js'
+import type {MapStage} from './stage.js'
+
+/** The derived stages every import runs, in order; each is owned by the domain that reads it. */
+export const STAGES: readonly MapStage[] = [placesStage]
