@@ -2,6 +2,7 @@ import {type RunningServer, startServer} from './api/server.js'
 import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
+import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
 import {openStore, type Store} from './store/db.js'
 
@@ -12,6 +13,8 @@ export interface System {
   log: Logger
   /** The imported map regions (read-only; follows new imports without a restart). */
   map: MapData
+  /** Isochrone rings for isochrone geofences: none until a routing engine is wired in here. */
+  isochrones: IsochroneSource
   /** Closes the map files and the store; stop whatever `serve` started first. */
   close(): Promise<void>
 }
@@ -33,6 +36,7 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     store,
     log: options.log ?? createLogger(config.logLevel),
     map,
+    isochrones: noIsochrones,
     async close() {
       map.close()
       await store.close()

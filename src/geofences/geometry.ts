@@ -48,19 +48,15 @@ export function polygonShape(ring: Position[]): Shape {
 }
 
 /**
- * The area reachable from `center` in `minutes` by `mode`. Comes from the routing engine once a road
- * graph exists; until then (and where no graph covers the point) there is none.
+ * The ring of the area reachable from `center` in `minutes` by `mode`, or null where no road graph
+ * covers the point. The running system hands its routing engine's (src/system.ts).
  */
 export type IsochroneSource = (center: Position, mode: string, minutes: number) => Position[] | null
-let isochroneSource: IsochroneSource = () => null
 
-/** The routing engine registers itself here when it has a road graph loaded. */
-export function setIsochroneSource(source: IsochroneSource): void {
-  isochroneSource = source
-}
+export const noIsochrones: IsochroneSource = () => null
 
-export function isochroneShape(center: Position, mode: string, minutes: number): Shape | null {
-  const ring = isochroneSource(center, mode, minutes)
+export function isochroneShape(center: Position, mode: string, minutes: number, source: IsochroneSource): Shape | null {
+  const ring = source(center, mode, minutes)
   if (!ring) return null
   return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: minutes})
 }

@@ -2,7 +2,7 @@ import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, datetime, jsonText, metadata, num} from '../validate.js'
-import {circleShape, isochroneShape, isPosition, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
+import {circleShape, type IsochroneSource, isochroneShape, isPosition, noIsochrones, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
 
@@ -78,15 +78,16 @@ function dropEmpty(value: unknown): unknown {
 }
 
 /**
- * The body of a geofence upsert (PUT and POST, CSV rows). Unknown keys are ignored. Issues carry
- * the offending field as their path, so the API can name it as `param`.
+ * The body of a geofence upsert (PUT and POST, CSV rows), with isochrones drawn by `isochrones`
+ * (the routing engine the running system has). Unknown keys are ignored. Issues carry the
+ * offending field as their path, so the API can name it as `param`.
  */
-export const geofenceInputSchema = z.preprocess(dropEmpty, fields).transform((f, ctx): GeofenceInput => {
+export const geofenceInputSchemaFor = (isochrones: IsochroneSource) => z.preprocess(dropEmpty, fields).transform((f, ctx): GeofenceInput => {
   const fail = (path: Array<string | number>, message: string) => {
     ctx.addIssue({code: 'custom', path, message})
     return z.NEVER
   }
-  const shape = shapeOf(f, fail)
+  const shape = shapeOf(f, fail, isochrones)
   if (!shape) return z.NEVER
 
   let operatingHours: OperatingHours | undefined
@@ -122,13 +123,16 @@ export const geofenceInputSchema = z.preprocess(dropEmpty, fields).transform((f,
   }
 })
 
+/** Without a road graph: isochrone geofences are refused, everything else is as with one. */
+export const geofenceInputSchema = geofenceInputSchemaFor(noIsochrones)
+
 type Fail = (path: Array<string | number>, message: string) => never
 
 /**
  * The geometry from `coordinates`, `radius` and `mode`. `address` and `placeId` need the geocoder
  * and the places index; until those exist they are refused by name rather than silently ignored.
  */
-function shapeOf(f: Fields, fail: Fail): Shape | null {
+function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | null {
   if (f.placeId !== undefined) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
 
   if (f.type === 'polygon') {
@@ -157,7 +161,7 @@ function shapeOf(f: Fields, fail: Fail): Shape | null {
     return fail(['radius'], `range ${ISOCHRONE_MINUTES.min} to ${ISOCHRONE_MINUTES.max} (minutes) for isochrone geofences`)
   }
   if (f.mode === undefined) return fail(['mode'], `required for isochrone geofences: one of ${ISOCHRONE_MODES.join(', ')}`)
-  const shape = isochroneShape(f.coordinates, f.mode, f.radius)
+  const shape = isochroneShape(f.coordinates, f.mode, f.radius, isochrones)
   if (!shape) return fail(['coordinates'], `must be a point a road graph covers for isochrones (no road graph for ${f.mode} covers this point)`)
   return shape
 }

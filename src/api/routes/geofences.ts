@@ -1,5 +1,5 @@
 import {refuse} from '../../errors.js'
-import {type GeofenceInput, geofenceInputSchema, geofenceListQuery} from '../../geofences/input.js'
+import {type GeofenceInput, geofenceInputSchemaFor, geofenceListQuery} from '../../geofences/input.js'
 import {geofenceJsonText} from '../../geofences/json.js'
 import {
   createGeofence, deleteGeofence, getGeofence, listGeofences,
@@ -27,7 +27,8 @@ const one = (row: GeofenceRow) => new JsonText(`{"meta":{"code":200},"geofence":
 export function geofencesRoutes(api: Api): void {
   const {store} = api.ctx
   const S = {auth: 'S', limit: 'data'} as const
-  const input = (req: ApiRequest): GeofenceInput => parse(geofenceInputSchema, req.body ?? {})
+  const schema = geofenceInputSchemaFor(api.ctx.isochrones)
+  const input = (req: ApiRequest): GeofenceInput => parse(schema, req.body ?? {})
 
   api.route('get', '/geofences', S, async (req) => {
     const {tag, externalId, ...page} = parse(geofenceListQuery, req.query)
