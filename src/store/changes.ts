@@ -33,12 +33,12 @@ export interface ChangeFeed {
   follow(follower: Follower): void
   /**
    * Brings every follower up to date: one indexed statement, ~1.5 µs when nothing changed. Call it
-   * before using derived state. It reads once per turn of the event loop (all the requests that
-   * arrived together share one read, and every commit that happened before they arrived is in it),
-   * and again after each of this process's own commits.
+   * before using derived state. It reads once per callback the event loop runs (one request, one
+   * timer: the consumers a request meets share one read, and every commit that happened before
+   * the request arrived is in it), and again after each of this process's own commits.
    */
   catchUp(): void
-  /** This process committed: the next `catchUp` reads even within the turn. Called by `write`. */
+  /** This process committed: the next `catchUp` reads even within the callback. Called by `write`. */
   touch(): void
   /** The newest change's seq (0 when none). */
   position(): number
@@ -62,12 +62,14 @@ export function createChangeFeed(store: Store): ChangeFeed {
   // prepared on first use: a store opened without migrations may not have the table yet
   let statements: {since: Statement; newest: Statement} | undefined
   const prepared = () => (statements ??= {
-    since: store.sqlite.prepare('SELECT seq, live, kind, ref, deleted FROM changes WHERE seq > ? ORDER BY seq LIMIT ?').raw(),
+    // LIMIT as a literal: bound as a parameter it cost 5 µs more per read (measured, better-sqlite3 12)
+    since: store.sqlite.prepare(`SELECT seq, live, kind, ref, deleted FROM changes WHERE seq > ? ORDER BY seq LIMIT ${READ_BATCH}`).raw(),
     newest: store.sqlite.prepare('SELECT coalesce(max(seq), 0) FROM changes').pluck(),
   })
   const followers: Following[] = []
   let position = -1
-  // read in this turn of the event loop, and nothing committed here since
+  // read in this callback of the event loop, and nothing committed here since (a microtask ends it:
+  // ~0.1 µs, where a setImmediate per read cost ~5 µs)
   let fresh = false
   const stale = () => {
     fresh = false
@@ -80,7 +82,7 @@ export function createChangeFeed(store: Store): ChangeFeed {
   const read = () => {
     const {since, newest} = prepared()
     if (position < 0) position = newest.get() as number
-    let rows = since.all(position, READ_BATCH) as Array<[number, number, ChangeKind, string, number]>
+    let rows = since.all(position) as Array<[number, number, ChangeKind, string, number]>
     if (rows.length === 0) return
     // A gap after our position: rows we never saw were pruned, so nothing short of a rebuild is exact.
     if (rows[0][0] !== position + 1) {
@@ -92,7 +94,7 @@ export function createChangeFeed(store: Store): ChangeFeed {
     while (rows.length) {
       for (const [seq, live, kind, ref, deleted] of rows) changes.push({seq, live: live === 1, kind, ref, deleted: deleted === 1})
       position = rows[rows.length - 1][0]
-      rows = rows.length === READ_BATCH ? (since.all(position, READ_BATCH) as typeof rows) : []
+      rows = rows.length === READ_BATCH ? (since.all(position) as typeof rows) : []
     }
     for (const f of followers) {
       const mine = changes.filter((c) => f.kinds.has(c.kind))
@@ -111,7 +113,7 @@ export function createChangeFeed(store: Store): ChangeFeed {
     catchUp() {
       if (fresh) return
       fresh = true
-      setImmediate(stale)
+      queueMicrotask(stale)
       read()
     },
     touch: stale,
