@@ -1,5 +1,5 @@
 // bench/change-feed: what following the change feed costs. The read every consumer of derived state
-// pays when nothing changed (once per request), against the PRAGMA data_version read the
+// pays when nothing changed (at most once per millisecond), against the PRAGMA data_version read the
 // caches used before (the baseline, same run); then applying one change incrementally and
 // rebuilding a follower over 100,000 geofences.
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -66,8 +66,12 @@ const perRequestUs = async (fn, n = ITERATIONS) => {
 }
 const dataVersion = store.sqlite.prepare('PRAGMA data_version').pluck()
 const baselineUs = await perRequestUs(() => dataVersion.get())
-const readUs = await perRequestUs(() => store.feed.catchUp())
-// every further consumer within the same request pays nothing
+// touch() forces the read, as when a millisecond has passed since the last one
+const readUs = await perRequestUs(() => {
+  store.feed.touch()
+  store.feed.catchUp()
+})
+// within a millisecond of a read, every consumer pays only the clock
 const sameTurnUs = perCallUs(() => store.feed.catchUp())
 
 const APPLY = 2000
@@ -84,9 +88,9 @@ store.feed.catchUp()
 
 report(`bench/change-feed — ${COUNT.toLocaleString('en-US')} geofences, one follower (a map of rows), ${ITERATIONS.toLocaleString('en-US')} calls per figure, in process`, [
   {name: 'feed read, nothing changed', value: readUs.toFixed(2), unit: 'µs', target: '≤ 5 µs per request', ok: readUs <= 5},
+  {name: 'catch-up within the millisecond', value: sameTurnUs.toFixed(3), unit: 'µs'},
   {name: 'baseline: PRAGMA data_version read', value: baselineUs.toFixed(2), unit: 'µs'},
   {name: 'feed read / data_version read', value: `${((readUs / baselineUs) * 100).toFixed(0)} %`},
-  {name: 'further catch-ups in one request', value: sameTurnUs.toFixed(3), unit: 'µs'},
   {name: 'upsert + incremental apply', value: writeAndApplyUs.toFixed(1), unit: 'µs'},
   {name: 'upsert alone (baseline)', value: writeOnlyUs.toFixed(1), unit: 'µs'},
   {name: 'follower rebuild (100k rows)', value: rebuildMs.toFixed(0), unit: 'ms'},

@@ -8,8 +8,8 @@ import {type Change, type Follower, pruneChanges} from '../../src/store/changes.
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const run = promisify(execFile)
-/** Derived state is read fresh once per turn of the event loop: requests always arrive in a new one. */
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+/** Another process's commits show within a millisecond (changes.ts POLL_MS). */
+const pastPollWindow = () => new Promise((resolve) => setTimeout(resolve, 2))
 let s: TestServer
 
 beforeAll(async () => {
@@ -79,7 +79,7 @@ describe('the change feed', () => {
     write.run()
     write.run()
     pruneChanges(s.store, 1)
-    await nextTurn()
+    await pastPollWindow()
     s.store.feed.catchUp()
     expect(index.rebuilds).toBe(2)
     expect([...index.byId.values()]).toContain('pruned past')
@@ -95,7 +95,7 @@ describe('the change feed', () => {
       upsertGeofenceByKey(store, false, 'cli', 'x', geofenceInputSchema.parse({description: 'from another process', type: 'circle', coordinates: [7.4, 43.7], radius: 50}))
       await store.close()`
     await run('node', ['--input-type=module', '-e', script])
-    await nextTurn()
+    await pastPollWindow()
     s.store.feed.catchUp()
     expect([...index.byId.values()]).toContain('from another process')
     expect(index.applied.at(-1)).toMatchObject({kind: 'geofences', live: false, deleted: false})
