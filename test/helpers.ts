@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process'
+import {afterEach, beforeEach} from 'vitest'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -6,7 +7,7 @@ import type {RunningServer} from '../src/api/server.js'
 import {type Config, loadConfig} from '../src/config/index.js'
 import {createLogger} from '../src/log.js'
 import {createKey} from '../src/project/keys.js'
-import type {Store} from '../src/store/db.js'
+import {openStore, type Store} from '../src/store/db.js'
 import {openSystem, serve, type System} from '../src/system.js'
 
 export interface TestKeys {
@@ -29,6 +30,27 @@ export interface TestServer extends RunningServer {
 
 export function tempDir(prefix = 'loc-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix))
+}
+
+/** A fresh store in its own temp dir for each test of the calling file, closed and removed after it. */
+export function freshStore(): {readonly store: Store; readonly dir: string} {
+  const current = {} as {store: Store; dir: string}
+  beforeEach(async () => {
+    current.dir = tempDir()
+    current.store = await openStore(current.dir)
+  })
+  afterEach(async () => {
+    await current.store.close()
+    rmSync(current.dir, {recursive: true, force: true})
+  })
+  return {
+    get store() {
+      return current.store
+    },
+    get dir() {
+      return current.dir
+    },
+  }
 }
 
 const GENEROUS_LIMITS = Object.fromEntries(

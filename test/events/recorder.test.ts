@@ -1,21 +1,15 @@
-import {rmSync} from 'node:fs'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 import {recordEvents} from '../../src/events/recorder.js'
 import {setSetting} from '../../src/project/settings.js'
-import {openStore, type Store} from '../../src/store/db.js'
+import type {Store} from '../../src/store/db.js'
 import {write} from '../../src/store/write.js'
 import {addWebhook, removeWebhook, webhooksFor} from '../../src/webhooks/registry.js'
-import {tempDir} from '../helpers.js'
+import {freshStore} from '../helpers.js'
 
-let dir: string
+const fresh = freshStore()
 let store: Store
-beforeEach(async () => {
-  dir = tempDir()
-  store = await openStore(dir)
-})
-afterEach(async () => {
-  await store.close()
-  rmSync(dir, {recursive: true, force: true})
+beforeEach(() => {
+  store = fresh.store
 })
 
 const entered = {type: 'user.entered_geofence', userId: 'u1', body: {geofence: {tag: 'store'}}}

@@ -1,21 +1,17 @@
-import {readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {Kysely, SqliteDialect, sql} from 'kysely'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {openStore, type Store} from '../../src/store/db.js'
+import {beforeEach, describe, expect, it} from 'vitest'
+import type {Store} from '../../src/store/db.js'
 import {write, writeGrouped} from '../../src/store/write.js'
-import {tempDir} from '../helpers.js'
+import {freshStore} from '../helpers.js'
 
-let dir: string
+const fresh = freshStore()
 let store: Store
-beforeEach(async () => {
-  dir = tempDir()
-  store = await openStore(dir)
-})
-afterEach(async () => {
-  await store.close()
-  rmSync(dir, {recursive: true, force: true})
+let dir: string
+beforeEach(() => {
+  ;({store, dir} = fresh)
 })
 
 const count = () => store.sqlite.prepare('SELECT count(*) FROM usage').pluck().get() as number
