@@ -1,4 +1,5 @@
 import {request} from 'node:http'
+import {connect} from 'node:net'
 import {gzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Api, RouteOptions} from '../../src/api/router.js'
@@ -348,4 +349,99 @@ describe('fuzz: malformed requests against every /v1 route', () => {
     }
     expect(failures).toEqual([])
   }, 120_000)
+})
+
+/** A raw request on its own socket: what node's parser refuses never reaches a route. */
+function rawExchange(url: URL, text: string | Buffer, waitMs = 3000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname)
+    let got = ''
+    const done = () => resolve(got)
+    socket.setTimeout(waitMs, () => socket.destroy())
+    socket.on('data', (c) => (got += c.toString('latin1')))
+    socket.on('close', done)
+    socket.on('error', done)
+    if (text) socket.write(text)
+  })
+}
+
+function parseRaw(text: string): {status: number; headers: Record<string, string>; body: any} {
+  const [head, ...rest] = text.split('\r\n\r\n')
+  const lines = head.split('\r\n')
+  const headers = Object.fromEntries(lines.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+  let body: any
+  try {
+    body = JSON.parse(rest.join('\r\n\r\n'))
+  } catch {
+    body = rest.join('')
+  }
+  return {status: Number(lines[0].split(' ')[1]), headers, body}
+}
+
+describe("fuzz: malformed HTTP that node's parser refuses", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({server: {trustProxy: false, bodyLimitBytes: 1_048_576, shutdownTimeoutMs: 1000, maxConnections: 40, headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 5000, maxHeaderBytes: 16_384}})
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  const cases: Array<[string, string, number]> = [
+    ['a URL over 16 KiB', `GET /v1/config?x=${'a'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ['a bad Content-Length', 'POST /v1/geofences HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
+    ['Content-Length and Transfer-Encoding', 'POST /v1/geofences HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['a control character in a header', 'GET /v1/config HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n', 400],
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400],
+    ['headers that never finish (408)', 'GET /v1/config HTTP/1.1\r\nHost: x\r\n', 408],
+  ]
+  for (const [name, text, status] of cases) {
+    it(`answers ${name} with JSON ${status}, a request id and the security headers`, async () => {
+      const answer = parseRaw(await rawExchange(new URL(server.url), text))
+      expect(answer.status).toBe(status)
+      expect(answer.body.meta).toMatchObject({code: status})
+      if (status === 400) expect(answer.body.meta.param).toBe('request')
+      expect(answer.headers['x-request-id']).toMatch(/^[\w-]{36}$/)
+      expect(answer.headers['x-content-type-options']).toBe('nosniff')
+    })
+  }
+
+  it('closes connections past server.maxConnections at once, times idle ones out, and serves again once they go', async () => {
+    const url = new URL(server.url)
+    const idle = Array.from({length: 40}, () => connect(Number(url.port), url.hostname).resume())
+    await Promise.all(idle.map((s) => new Promise((resolve) => s.once('connect', resolve))))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const refused = await rawExchange(url, 'GET /v1/config HTTP/1.1\r\nHost: x\r\n\r\n', 1000)
+    expect(refused).toBe('')
+    // idle sockets that never send a request are answered 408 and closed after headersTimeoutMs
+    await Promise.all(idle.map((s) => new Promise((resolve) => s.once('close', resolve))))
+    const served = await server.call('GET', '/v1/config', {key: server.keys.testPk})
+    expect(served.status).toBe(200)
+  }, 10_000)
+})
+
+describe('fuzz: the rate limit comes before the body', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    const one = Object.fromEntries(['track', 'geocode', 'ipGeocode', 'search', 'searchPlaces', 'validate', 'matrix', 'routing', 'data', 'staticMaps', 'config'].map((g) => [g, 1]))
+    server = await startTestServer({rateLimits: one})
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it('answers 429 to an over-limit key on every body-taking route, whatever its body', async () => {
+    const url = new URL(server.url)
+    const r = rng(SEED)
+    const bodies = [Buffer.from('{"description": '), Buffer.from([0xff, 0xfe]), Buffer.from(`a${'[a]'.repeat(40)}=1`)]
+    for (const route of routes(server).filter((x) => !['get', 'delete'].includes(x.method))) {
+      const wire = (body: Buffer): Wire => ({method: route.method.toUpperCase(), path: `/v1${fillPath(route.path, {}, r, false)}`, headers: {authorization: server.keys.testSk, 'content-type': body[0] === 0x61 ? 'application/x-www-form-urlencoded' : 'application/json', 'x-radar-device-id': 'd1'}, body})
+      // within one wall-clock second: the first spends the limit, the second is over it
+      while (Date.now() % 1000 > 700) await new Promise((resolve) => setTimeout(resolve, 50))
+      await send(url, wire(Buffer.from('{}')))
+      const answer = await send(url, wire(r.pick(bodies)))
+      expect(answer.status, `${route.method} ${route.path}`).toBe(429)
+      expect(JSON.parse(answer.text).meta).toMatchObject({code: 429, error: 'rate_limited'})
+    }
+  }, 30_000)
 })
