@@ -21,6 +21,8 @@ z.config({
         return `must be one of ${issue.values.join(', ')}`
       case 'invalid_format':
         return `must be a valid ${issue.format}`
+      case 'invalid_union':
+        return 'must be one of the types the API reference lists for it'
       default:
         return undefined
     }

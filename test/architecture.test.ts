@@ -17,7 +17,7 @@ function modules(): Array<{file: string; imports: string[]}> {
 
 const HTTP_LIBRARIES = ['node:http', 'express', 'body-parser', 'find-my-way', 'proxy-addr']
 /** The modules that are HTTP plumbing: the server, the dispatcher, what handlers see, how JSON leaves, the middleware. */
-const PLUMBING = /^api\/(app|server|router|request|send)\.ts$|^api\/middleware\//
+const PLUMBING = /^api\/(app|server|router|request|send|body|guard)\.ts$|^api\/middleware\//
 /** Express serves only what is not `/v1`. */
 const EXPRESS = /^api\/(app\.ts|middleware\/errors\.ts)$/
 

@@ -1,5 +1,6 @@
 import {createServer, type Server} from 'node:http'
 import express from 'express'
+import {guard, serverOptions} from './guard.js'
 import {createMetrics} from './metrics.js'
 import {corsFor} from './middleware/cors.js'
 import {errorHandler, errorSender, notFound} from './middleware/errors.js'
@@ -37,11 +38,12 @@ export function createHttpServer(ctx: AppContext): Server {
   app.use(notFound)
   app.use(errorHandler(errorSender(log, config.server.bodyLimitBytes)))
 
-  const server = createServer((req, res: Observed) => {
+  const server = createServer(serverOptions(config), (req, res: Observed) => {
     const requestId = observe(req, res)
     if (req.url?.startsWith('/v1') && cors(req, res)) return
     if (!handle(req, res, requestId)) app(req, res)
   })
+  guard(server, config, log)
   server.on('close', close)
   return server
 }

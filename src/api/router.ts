@@ -1,15 +1,16 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import bodyParser from 'body-parser'
 import FindMyWay, {type HTTPMethod} from 'find-my-way'
 import proxyAddr from 'proxy-addr'
-import qs from 'qs'
 import type {RateLimitGroup} from '../config/index.js'
+import {refuse} from '../errors.js'
 import {createUsageMeter} from '../project/usage.js'
 import type {System} from '../system.js'
+import {inputProblem} from '../validate.js'
+import {parseForm, readBody} from './body.js'
 import {type AuthLevel, authenticate, keyOf, type KeySource} from './middleware/auth.js'
 import {errorSender} from './middleware/errors.js'
 import type {Observed} from './middleware/observe.js'
-import {limiterFor} from './middleware/rate-limit.js'
+import {limiterFor, needsBody} from './middleware/rate-limit.js'
 import {type ApiRequest, splitUrl} from './request.js'
 import {JsonText, sendJson, sendText} from './send.js'
 
@@ -41,6 +42,7 @@ interface Route {
   handler: Handler
   level: AuthLevel
   key: KeySource
+  group: RateLimitGroup
   limit: (req: ApiRequest, res: ServerResponse) => void
 }
 
@@ -70,15 +72,6 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     return limiter
   }
   const limitBytes = config.server.bodyLimitBytes
-  const json = bodyParser.json({limit: limitBytes, type: ['application/json', 'application/*+json']})
-  const form = bodyParser.urlencoded({limit: limitBytes, extended: true})
-  const readBody = (req: IncomingMessage, res: ServerResponse) =>
-    new Promise<unknown>((resolve, reject) => {
-      json(req, res, (error?: unknown) => {
-        if (error) return reject(error)
-        form(req, res, (error2?: unknown) => (error2 ? reject(error2) : resolve((req as {body?: unknown}).body)))
-      })
-    })
   // as express's `trust proxy: true`: the left-most X-Forwarded-For address
   const ipOf = config.server.trustProxy ? (req: IncomingMessage) => proxyAddr(req, () => true) : (req: IncomingMessage) => req.socket.remoteAddress ?? ''
   const sendError = errorSender(log, limitBytes)
@@ -90,28 +83,33 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
   function run(route: Route, params: Record<string, string>, req: IncomingMessage, res: Observed, requestId: string): void {
     const [path, search] = splitUrl(req.url ?? '/')
     const request: ApiRequest = {
-      method: req.method!, path, params, query: search ? (qs.parse(search) as Record<string, unknown>) : EMPTY,
+      method: req.method!, path, params, query: EMPTY,
       // ip eagerly: a lazy getter here made the object slow to build and cost ~15 µs per request
       body: undefined, headers: req.headers, ip: ipOf(req), auth: undefined!, requestId,
     }
     const fail = (error: unknown) => sendError(error, request, res)
     try {
+      if (search) request.query = parseQuery(search)
       request.auth = authenticate(store, usage, route.level, route.key(request))
       res.keyId = request.auth.id
-      if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res)
-      readBody(req, res).then((body) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res, true)
+      // the limit before the body: an over-limit caller costs no body read and cannot turn its 429 into a 400.
+      // Limits per key and device wait for the body only when the device is in neither a header nor the query.
+      const early = !needsBody(route.group, request)
+      if (early) route.limit(request, res)
+      readBody(req, limitBytes).then((body) => {
         request.body = body
-        respond(route, request, res)
+        respond(route, request, res, !early)
       }, fail)
     } catch (error) {
       fail(error)
     }
   }
 
-  function respond(route: Route, request: ApiRequest, res: Observed): void {
+  function respond(route: Route, request: ApiRequest, res: Observed, limit: boolean): void {
     const fail = (error: unknown) => sendError(error, request, res)
     try {
-      route.limit(request, res)
+      if (limit) route.limit(request, res)
       usage.count(request.auth.live)
       const body = route.handler(request, res)
       if (body instanceof Promise) body.then((resolved) => send(res, resolved), fail)
@@ -125,7 +123,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     ctx,
     route(method, path, options, handler) {
       const pattern = `/v1${path}`
-      const route: Route = {pattern, handler, level: options.auth, key: options.key ?? keyOf, limit: limiterOf(options.limit)}
+      const route: Route = {pattern, handler, level: options.auth, key: options.key ?? keyOf, group: options.limit, limit: limiterOf(options.limit)}
       router.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, route)
       // HEAD answers as GET does; node:http leaves the body out
       if (method === 'get') router.on('HEAD', pattern, () => undefined, route)
@@ -144,4 +142,12 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
       return true
     },
   }
+}
+
+/** The query string within the input limits (docs/api.md), as `metadata[key]=value` nests. */
+function parseQuery(search: string): Record<string, unknown> {
+  const query = parseForm(search, 'query')
+  const problem = inputProblem(query, 'query')
+  if (problem) throw problem.tooComplex ? refuse.tooComplex('query', problem.statement) : refuse.invalid(problem.path, problem.statement)
+  return query
 }

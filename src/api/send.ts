@@ -16,6 +16,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 export function sendText(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.setHeader('Cache-Control', 'no-store')
   res.setHeader('Content-Length', Buffer.byteLength(text))
   res.end(text)
 }

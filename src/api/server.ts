@@ -19,7 +19,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       resolve()
     })
   })
-  server.keepAliveTimeout = 5_000
   const {port} = server.address() as AddressInfo
   const host = ctx.config.host.includes(':') ? `[${ctx.config.host}]` : ctx.config.host
   let closing: Promise<void> | undefined

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
-import {bool, jsonText, metadata, numeric} from '../validate.js'
+import {bool, jsonText, metadata, numeric, TEXT_MAX} from '../validate.js'
 
 /** `[longitude, latitude]` as an array or a JSON string (the beacon CSV form). */
 const position = z.preprocess(
@@ -16,12 +16,12 @@ const position = z.preprocess(
 )
 
 /** Identifiers are strings; SDKs send major/minor as numbers too. */
-const identifier = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1))
+const identifier = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1).max(TEXT_MAX.id))
 
 const fields = {
-  description: z.string(),
-  tag: z.string().min(1),
-  externalId: z.string().min(1),
+  description: z.string().max(TEXT_MAX.description),
+  tag: z.string().min(1).max(TEXT_MAX.id),
+  externalId: z.string().min(1).max(TEXT_MAX.id),
   type: z.enum(['ibeacon', 'eddystone']),
   uuid: identifier.optional(),
   major: identifier.optional(),

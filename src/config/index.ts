@@ -29,6 +29,12 @@ const configSchema = z.object({
     trustProxy: z.boolean(),
     bodyLimitBytes: z.number().int().positive(),
     shutdownTimeoutMs: z.number().int().positive(),
+    /** Open connections at once; 0: the process's open-file limit less 128 (for SQLite, map files, logs). */
+    maxConnections: z.number().int().min(0),
+    headersTimeoutMs: z.number().int().positive(),
+    requestTimeoutMs: z.number().int().positive(),
+    keepAliveTimeoutMs: z.number().int().positive(),
+    maxHeaderBytes: z.number().int().min(1024),
   }),
   cors: z.object({origins: z.array(z.string())}),
   rateLimits,

@@ -1,15 +1,15 @@
 import {z} from 'zod'
 import {pageSchema} from '../paging-input.js'
-import {datetime, list, metadata, num} from '../validate.js'
+import {datetime, list, metadata, num, TEXT_MAX} from '../validate.js'
 
 /** `POST /events`: a conversion. */
 export const conversionSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_]+$/, {message: 'only letters, digits and underscores'}),
+  name: z.string().max(TEXT_MAX.id).regex(/^[A-Za-z0-9_]+$/, {message: 'only letters, digits and underscores'}),
   metadata: metadata(32).nullish(),
   revenue: num().optional(),
-  userId: z.string().nullish(),
-  deviceId: z.string().nullish(),
-  installId: z.string().nullish(),
+  userId: z.string().max(TEXT_MAX.id).nullish(),
+  deviceId: z.string().max(TEXT_MAX.id).nullish(),
+  installId: z.string().max(TEXT_MAX.id).nullish(),
   createdAt: datetime().optional(),
   duration: num().pipe(z.number().min(0)).optional(),
 })
@@ -25,7 +25,7 @@ const VERDICTS: Record<string, string> = {'1': 'accept', '-1': 'reject'}
 /** `PUT /events/:id/verification`. */
 export const verificationSchema = z.object({
   verification: z.preprocess((v) => VERDICTS[String(v)] ?? v, z.enum(['accept', 'reject'])),
-  verifiedPlaceId: z.string().min(1).optional(),
+  verifiedPlaceId: z.string().min(1).max(TEXT_MAX.id).optional(),
 }).refine((b) => b.verifiedPlaceId === undefined || b.verification === 'accept', {
   path: ['verifiedPlaceId'],
   message: 'only with verification accept',

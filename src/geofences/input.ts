@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
-import {bool, datetime, jsonText, metadata, num} from '../validate.js'
+import {bool, datetime, jsonText, metadata, num, numeric, text, TEXT_MAX} from '../validate.js'
 import {circleShape, type IsochroneSource, isochroneShape, isPosition, noIsochrones, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
@@ -34,30 +34,32 @@ export interface GeofenceInput {
   operatingHours?: OperatingHours
 }
 
-/** Numeric strings inside nested arrays (qs turns `coordinates[0]=7.4` into strings) become numbers. */
-function numbersDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(numbersDeep)
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value)
-  return value
+/**
+ * Numeric strings inside nested arrays (qs turns `coordinates[0]=7.4` into strings) become numbers,
+ * down to the depth coordinates have (deeper input is refused as a ring or position anyway).
+ */
+function numbersDeep(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return depth < 4 ? value.map((v) => numbersDeep(v, depth + 1)) : value
+  return numeric(value)
 }
 
 const required = (issue: {input?: unknown}) => (issue.input === undefined ? 'required' : undefined)
-const text = () => z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())
+const id = () => text(TEXT_MAX.id)
 const positive = () => num().pipe(z.number().positive())
-const stringList = () => z.union([z.string(), z.array(text())], {error: 'must be a comma-separated string or an array of strings'})
+const stringList = () => z.union([z.string().max(TEXT_MAX.description), z.array(id()).max(1000)], {error: `must be a comma-separated string (up to ${TEXT_MAX.description} characters) or an array of strings`})
 
 const fields = z.object({
-  description: text().refine((s) => s.trim() !== '', {message: 'must be a non-empty string'}),
+  description: text(TEXT_MAX.description).refine((s) => s.trim() !== '', {message: 'must be a non-empty string'}),
   type: z.enum(GEOFENCE_TYPES, {error: required}),
-  tag: text().optional(),
-  externalId: text().optional(),
+  tag: id().optional(),
+  externalId: id().optional(),
   coordinates: z.preprocess((v) => numbersDeep(jsonText(v)), z.unknown()).optional(),
-  address: text().optional(),
-  placeId: text().optional(),
+  address: text(TEXT_MAX.description).optional(),
+  placeId: id().optional(),
   radius: num().optional(),
   mode: z.enum(ISOCHRONE_MODES).optional(),
   metadata: metadata(METADATA_MAX_KEYS).optional(),
-  userId: text().optional(),
+  userId: id().optional(),
   userIds: stringList().optional(),
   ip: stringList().optional(),
   enabled: bool().default(true),

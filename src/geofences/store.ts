@@ -1,9 +1,10 @@
-import {CompiledQuery, sql, type Insertable, type Selectable} from 'kysely'
+import {CompiledQuery, type Insertable, type Selectable} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
+import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
 import {duplicateGeofence, type GeofenceInput} from './input.js'
 
@@ -127,23 +128,47 @@ export interface GeofenceFilters {
 
 /** One page, newest `updatedAt` first. */
 export async function listGeofences(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters = {}): Promise<Page<GeofenceRow>> {
+  const metadata = Object.entries(filters.metadata ?? {})
+  if (metadata.length) return listByMetadata(store, live, page, filters, metadata)
   let q = store.db.selectFrom('geofences').selectAll().where('live', '=', live ? 1 : 0)
   if (filters.tag !== undefined) q = q.where('tag', '=', filters.tag)
   if (filters.externalId !== undefined) q = q.where('external_id', '=', filters.externalId)
-  for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-    q = q.where(sql<boolean>`exists (select 1 from json_each(geofences.metadata) m where m.key = ${key} and ${metadataMatch(value)})`)
-  }
   return fetchPage(q, page, 'updated_at')
 }
 
-/** SQLite's json_each: `type` is true/false/integer/real/text, `value` the SQL value. */
-function metadataMatch(value: string) {
-  const asText = sql`(m.type = 'text' and m.value = ${value})`
-  if (value === 'true' || value === 'false') return sql`(m.type = ${value} or ${asText})`
-  if (value.trim() !== '' && Number.isFinite(Number(value))) {
-    return sql`((m.type in ('integer', 'real') and m.value = ${Number(value)}) or ${asText})`
-  }
-  return asText
+/**
+ * Metadata filters read `geofence_metadata` (migration 004): the first filter walks its index in
+ * list order, once per value it may match (`5` matches the text and the number), each read
+ * stopping at `limit + 1` rows; the reads are merged. Further filters and `tag`/`externalId` are
+ * checked per candidate.
+ */
+async function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters, metadata: Array<[string, string]>): Promise<Page<GeofenceRow>> {
+  const [[key, value], ...rest] = metadata
+  const reads = matchValues(value).map((v) => {
+    let q = store.db.selectFrom('geofence_metadata as m').innerJoin('geofences as g', 'g.id', 'm.geofence_id').selectAll('g')
+      .where('m.live', '=', live ? 1 : 0).where('m.key', '=', key).where('m.value', '=', v)
+    if (page.updatedBefore) q = q.where('m.updated_at', '<', page.updatedBefore)
+    if (page.updatedAfter) q = q.where('m.updated_at', '>', page.updatedAfter)
+    if (page.createdBefore) q = q.where('g.created_at', '<', page.createdBefore)
+    if (page.createdAfter) q = q.where('g.created_at', '>', page.createdAfter)
+    if (filters.tag !== undefined) q = q.where('g.tag', '=', filters.tag)
+    if (filters.externalId !== undefined) q = q.where('g.external_id', '=', filters.externalId)
+    for (const [k, val] of rest) {
+      q = q.where(({exists, selectFrom}) => exists(selectFrom('geofence_metadata as m2').select('m2.geofence_id')
+        .whereRef('m2.geofence_id', '=', 'g.id').where('m2.key', '=', k).where('m2.value', 'in', matchValues(val))))
+    }
+    return q.orderBy('m.updated_at', 'desc').orderBy('m.geofence_id', 'desc').limit(page.limit + 1).execute()
+  })
+  const rows = (await Promise.all(reads)).flat()
+  if (reads.length > 1) rows.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? 1 : -1) : a.updated_at < b.updated_at ? 1 : -1))
+  const hasMore = rows.length > page.limit
+  return {rows: rows.slice(0, page.limit), hasMore}
+}
+
+/** What a `metadata[key]=value` filter matches: the text, and the number when it is one (`true`/`false` match booleans, stored as that text). */
+function matchValues(value: string): Array<string | number> {
+  const n = numeric(value)
+  return typeof n === 'number' ? [value, n] : [value]
 }
 
 /** Users inside the geofence now (per `geofence_presence`), newest `updatedAt` first. */

@@ -1,14 +1,20 @@
 import {z} from 'zod'
-import {list} from '../validate.js'
+import {list, TEXT_MAX} from '../validate.js'
+
+const slug = z.string().max(TEXT_MAX.id)
+const key = z.string().max(TEXT_MAX.metadataKey)
+const VALUE = `must be a string (up to ${TEXT_MAX.metadataValue} characters), a number or a boolean`
+const within = (max: number) => (record: object) => Object.keys(record).length <= max
 
 /**
  * `PATCH /v1/settings`: the places settings under their API names, given as the project settings
  * they change (`chainMetadata` → `places.chainMetadata`); fields left out keep their value.
  */
 export const placesSettingsPatch = z.object({
-  chainMetadata: z.record(z.string(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))).optional(),
-  chainMappings: z.record(z.string(), z.string()).optional(),
-  placeFilters: z.object({chain: list(z.string()).optional(), category: list(z.string()).optional()}).strict().optional(),
+  chainMetadata: z.record(slug, z.record(key, z.union([z.string().max(TEXT_MAX.metadataValue), z.number(), z.boolean()], {error: VALUE})).refine(within(64), {message: 'up to 64 keys'}))
+    .refine(within(1000), {message: 'up to 1,000 chains'}).optional(),
+  chainMappings: z.record(slug, z.string().max(TEXT_MAX.id)).refine(within(1000), {message: 'up to 1,000 chains'}).optional(),
+  placeFilters: z.object({chain: list(slug).pipe(z.array(z.string()).max(1000)).optional(), category: list(slug).pipe(z.array(z.string()).max(1000)).optional()}).strict().optional(),
 }).transform((input) => {
   const values: Record<string, unknown> = {}
   if (input.chainMetadata) values['places.chainMetadata'] = input.chainMetadata

@@ -199,11 +199,21 @@ export interface WebhookOutboxTable {
   delivered_at: string | null
 }
 
+/** One scalar metadata entry of a geofence, kept by triggers (migration 004) for metadata filters. */
+export interface GeofenceMetadataTable {
+  geofence_id: string
+  live: number
+  key: string
+  value: string | number
+  updated_at: string
+}
+
 export interface Database {
   api_keys: ApiKeyTable
   settings: SettingTable
   users: UserTable
   geofences: GeofenceTable
+  geofence_metadata: GeofenceMetadataTable
   beacons: BeaconTable
   trips: TripTable
   trip_locations: TripLocationTable

@@ -1,11 +1,11 @@
 import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
-import {bool, datetime, list, metadata, num} from '../validate.js'
+import {bool, datetime, list, metadata, num, TEXT_MAX} from '../validate.js'
 import {TRIP_STATUSES, UPDATE_STATUSES, type TripStatus} from './status.js'
 
 /** Order ids arrive as numbers too. */
-const idString = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1))
+const idString = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1).max(TEXT_MAX.id))
 
 const tripMetadata = metadata(32).superRefine((m, ctx) => {
   for (const [key, value] of Object.entries(m)) {

@@ -1,6 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {Logger} from '../../log.js'
+import {SECURITY_HEADERS} from '../guard.js'
 import type {Metrics} from '../metrics.js'
 import {splitUrl} from '../request.js'
 
@@ -27,6 +28,7 @@ export function observer(log: Logger, metrics: Metrics): (req: IncomingMessage, 
     res.setHeader('X-Request-Id', id)
     // the name the hosted original's web SDK reads (DECISIONS, compat)
     res.setHeader('X-Radar-Request-Id', id)
+    for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name])
     res.on('finish', () => {
       const ms = performance.now() - start
       const route = res.routeLabel ?? routeOfExpress(req)

@@ -43,11 +43,28 @@ function bucketOf(group: RateLimitGroup, req: ApiRequest): string {
   return who
 }
 
-function deviceOf(req: ApiRequest): string | undefined {
-  const body = req.body as Record<string, unknown> | undefined
-  const fromBody = body && typeof body.deviceId === 'string' ? body.deviceId : undefined
+/** The device a request names before its body is read: the `X-Radar-Device-Id` header, else `deviceId` in the query. */
+function deviceBeforeBody(req: ApiRequest): string | undefined {
   const header = req.headers['x-radar-device-id']
-  return fromBody ?? (typeof header === 'string' ? header : undefined)
+  if (typeof header === 'string' && header !== '') return header
+  const {deviceId} = req.query
+  return typeof deviceId === 'string' && deviceId !== '' ? deviceId : undefined
+}
+
+function deviceOf(req: ApiRequest): string | undefined {
+  const before = deviceBeforeBody(req)
+  if (before !== undefined) return before
+  const body = req.body as Record<string, unknown> | undefined
+  return body && typeof body.deviceId === 'string' ? body.deviceId : undefined
+}
+
+/**
+ * True when the request's bucket can only be known from its body: limits per key and device
+ * (track, IP geocode) whose device is in neither the header nor the query. Every other request is
+ * limited before its body is read.
+ */
+export function needsBody(group: RateLimitGroup, req: ApiRequest): boolean {
+  return (group === 'track' || group === 'ipGeocode') && deviceBeforeBody(req) === undefined
 }
 
 /** `GET /v1/config`'s caller: `deviceId` or `installId` in the query, else the client IP. */

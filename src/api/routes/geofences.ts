@@ -8,7 +8,7 @@ import {
 import {pageSchema} from '../../paging-input.js'
 import {userJson} from '../../users/json.js'
 import {metadataFilters, parse} from '../../validate.js'
-import {pageBody} from '../paging.js'
+import {pageBody, pageText} from '../paging.js'
 import type {ApiRequest} from '../request.js'
 import type {Api} from '../router.js'
 import {JsonText} from '../send.js'
@@ -34,8 +34,7 @@ export function geofencesRoutes(api: Api): void {
     const {tag, externalId, ...page} = parse(geofenceListQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
     const {rows, hasMore} = await listGeofences(store, req.auth.live, page, filters)
-    // pageBody's shape
-    return new JsonText(`{"meta":{"code":200,"hasMore":${hasMore}},"geofences":[${rows.map(geofenceJsonText).join(',')}]}`)
+    return pageText('geofences', rows, geofenceJsonText, hasMore)
   })
 
   api.route('post', '/geofences', S, async (req) => {

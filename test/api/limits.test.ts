@@ -1,0 +1,66 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {LIST_MAX_CHARS} from '../../src/api/paging.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+describe('input and output limits (docs/api.md#limits)', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+  const sk = () => server.keys.testSk
+
+  it('bounds a list response in bytes; the cursor then reaches every row', async () => {
+    // 24 geofences of ~500 KB stored geometry: 12 MB for one page of 100 without the bound
+    const geometry = JSON.stringify({type: 'Polygon', coordinates: [Array.from({length: 25_000}, (_, i) => [7.4 + i / 1e6, 43.7])]})
+    const insert = server.store.sqlite.prepare(`INSERT INTO geofences (id, live, tag, external_id, description, type, geometry, center_lng, center_lat, radius,
+      enabled, min_lng, min_lat, max_lng, max_lat, created_at, updated_at) VALUES (?, 0, 'big', ?, 'd', 'polygon', ?, 7.4, 43.7, 100, 1, 7.4, 43.7, 7.5, 43.8, ?, ?)`)
+    for (let i = 0; i < 24; i++) {
+      const at = new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString()
+      insert.run(`big${String(i).padStart(21, '0')}`, `e${i}`, geometry, at, at)
+    }
+    const seen: string[] = []
+    let cursor = ''
+    for (let page = 0; page < 10; page++) {
+      const res = await server.call('GET', `/v1/geofences?limit=100${cursor}`, {key: sk()})
+      expect(res.status).toBe(200)
+      expect(Number(res.headers.get('content-length'))).toBeLessThan(LIST_MAX_CHARS + 600_000)
+      seen.push(...res.body.geofences.map((g: any) => g.externalId))
+      if (!res.body.meta.hasMore) break
+      cursor = `&updatedBefore=${encodeURIComponent(res.body.geofences.at(-1).updatedAt)}`
+    }
+    expect(seen.length).toBe(24)
+    expect(new Set(seen).size).toBe(24)
+  })
+
+  it('sends the security headers and no-store on API JSON', async () => {
+    const res = await server.call('GET', '/v1/config', {key: server.keys.testPk})
+    expect(Object.fromEntries(['x-content-type-options', 'x-frame-options', 'referrer-policy', 'cache-control'].map((h) => [h, res.headers.get(h)]))).toEqual({
+      'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store',
+    })
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
+  })
+
+  it('refuses what the issue found, each with its param and a statement of what is valid', async () => {
+    const base = {description: 'd', type: 'circle', coordinates: [7.42, 43.73], radius: 100}
+    const cases: Array<[unknown, string, string]> = [
+      [{...base, deleteAfter: '1'}, 'deleteAfter', 'deleteAfter: must be a date or an ISO 8601 date string (2024-05-01T12:00:00Z) naming a real date'],
+      [{...base, deleteAfter: '2024-02-31'}, 'deleteAfter', 'deleteAfter: must be a date or an ISO 8601 date string (2024-05-01T12:00:00Z) naming a real date'],
+      [{...base, description: 'x'.repeat(4097)}, 'description', 'description: must be at most 4096 characters'],
+      [{...base, metadata: {a: 'x'.repeat(1025)}}, 'metadata.a', 'metadata.a: must be at most 1024 characters'],
+      [{...base, description: '\ud800x'}, 'description', 'description: must be well-formed Unicode (no lone surrogates)'],
+      [JSON.parse('{"description":"d","type":"circle","coordinates":[7.42,43.73],"radius":100,"metadata":{"__proto__":"x"}}'), 'metadata.__proto__', 'metadata.__proto__: "__proto__" is not accepted as a key'],
+      [`{"description":"d","coordinates":${'['.repeat(3700)}${']'.repeat(3700)}}`, 'body', 'body: must be nested at most 32 levels deep'],
+    ]
+    for (const [body, param, message] of cases) {
+      const res = await server.call('POST', '/v1/geofences', {key: sk(), body: typeof body === 'string' ? body : JSON.stringify(body)})
+      expect(res.body.meta, message).toMatchObject({code: 400, param, message})
+    }
+    const hex = await server.call('GET', '/v1/geofences?limit=0x10', {key: sk()})
+    expect(hex.body.meta).toMatchObject({code: 400, param: 'limit', message: 'limit: integer from 1 to 1000'})
+    const ok = await server.call('POST', '/v1/geofences', {key: sk(), body: {...base, deleteAfter: '2030-02-28T10:00:00+02:00'}})
+    expect(ok.body.geofence.deleteAfter).toBe('2030-02-28T08:00:00.000Z')
+  })
+})
