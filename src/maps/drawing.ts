@@ -1,0 +1,56 @@
+import type Database from 'better-sqlite3'
+import type {Engine, MapData} from '../map/mapdata.js'
+import type {Box} from './sea.js'
+import {type Parts, decodeParts} from './shapes.js'
+
+export interface Shape extends Parts {
+  layer: number
+  cls: string
+  name: string | null
+  ref: string | null
+  flags: number
+}
+
+type Row = [number, string, string | null, string | null, number, Buffer]
+
+/** One region's drawing data (the `maps` stage's tables), queried by box and zoom. */
+export class DrawingData implements Engine {
+  private readonly query: Database.Statement | null
+  readonly bounds: Box | null
+
+  constructor(db: Database.Database) {
+    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()
+    this.query = has
+      ? db.prepare(`SELECT s.layer, s.class, s.name, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
+          WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
+      : null
+    const bounds = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'bounds'").pluck().get() as string | undefined) : undefined
+    this.bounds = bounds ? JSON.parse(bounds) : null
+  }
+
+  /** Whether the region was imported with the maps stage (older regions draw nothing). */
+  get drawable(): boolean {
+    return this.query !== null
+  }
+
+  close(): void {}
+
+  /** Shapes whose box meets `box` at zoom `z` (an integer). */
+  shapes(box: Box, z: number): Shape[] {
+    if (!this.query) return []
+    const rows = this.query.all(box[0], box[2], box[1], box[3], z, z) as Row[]
+    return rows.map(([layer, cls, name, ref, flags, geometry]) => ({layer, cls, name, ref, flags, ...decodeParts(geometry)}))
+  }
+}
+
+/** The drawing data of every region that meets `box` (regions without the stage are skipped). */
+export function drawingData(map: MapData, box: Box): DrawingData[] {
+  const out: DrawingData[] = []
+  for (const region of map.regions()) {
+    const b = region.bbox
+    if (b && (b[2] < box[0] || b[0] > box[2] || b[3] < box[1] || b[1] > box[3])) continue
+    const data = map.engine(region.name, 'drawing', ({db}) => new DrawingData(db))
+    if (data?.drawable) out.push(data)
+  }
+  return out
+}
