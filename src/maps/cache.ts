@@ -1,11 +1,13 @@
+import type {Rendered} from './index.js'
+
 /** A byte-bounded LRU of rendered images (Map keeps insertion order: re-insert on hit). */
 export class ImageCache {
-  private readonly entries = new Map<string, {png: Buffer; etag: string}>()
+  private readonly entries = new Map<string, Rendered>()
   private bytes = 0
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string): {png: Buffer; etag: string} | undefined {
+  get(key: string): Rendered | undefined {
     const e = this.entries.get(key)
     if (e) {
       this.entries.delete(key)
@@ -14,7 +16,7 @@ export class ImageCache {
     return e
   }
 
-  set(key: string, value: {png: Buffer; etag: string}): void {
+  set(key: string, value: Rendered): void {
     if (value.png.length > this.maxBytes / 4) return
     const old = this.entries.get(key)
     if (old) this.bytes -= old.png.length

@@ -10,7 +10,7 @@ import {viewOf} from './fit.js'
 import {FONT, registerFonts} from './font.js'
 import type {StaticMapInput} from './input.js'
 import {drawMarkers, drawPaths} from './overlays.js'
-import {viewport} from './projection.js'
+import {type View, viewport} from './projection.js'
 import {encodePng} from './png.js'
 import {drawBaseMap} from './render.js'
 import {loadStyle} from './style.js'
@@ -22,7 +22,14 @@ export interface StaticMaps {
    * The PNG for a request, from the cache when an identical one was rendered for the same map
    * data. `key` is the request's canonical form (its query without the key).
    */
-  render(input: StaticMapInput, key: string): Promise<{png: Buffer; etag: string; cached: boolean}>
+  render(input: StaticMapInput, key: string): Promise<Rendered & {cached: boolean}>
+}
+
+/** A rendered image and the view it shows (centre and zoom, also when fitted). */
+export interface Rendered {
+  png: Buffer
+  etag: string
+  view: View
 }
 
 export const ATTRIBUTION = '© OpenStreetMap contributors'
@@ -39,16 +46,16 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
       const hit = cache.get(cacheKey)
       if (hit) return {...hit, cached: true}
       const icons = await loadIcons(input, options.markersDir)
-      const png = await draw(map, input, loaded.style, icons)
+      const view = viewOf(input)
+      const png = draw(map, input, view, loaded.style, icons)
       const etag = `"${createHash('sha1').update(png).digest('base64url').slice(0, 20)}"`
-      cache.set(cacheKey, {png, etag})
-      return {png, etag, cached: false}
+      cache.set(cacheKey, {png, etag, view})
+      return {png, etag, view, cached: false}
     },
   }
 }
 
-async function draw(map: MapData, input: StaticMapInput, style: Parameters<typeof drawBaseMap>[2], icons: Map<string, Image>): Promise<Buffer> {
-  const view = viewOf(input)
+function draw(map: MapData, input: StaticMapInput, view: View, style: Parameters<typeof drawBaseMap>[2], icons: Map<string, Image>): Buffer {
   const vp = viewport(view)
   const canvas = createCanvas(input.width * input.scale, input.height * input.scale)
   const g = canvas.getContext('2d')
