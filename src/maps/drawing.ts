@@ -16,7 +16,8 @@ type Row = [number, string, string | null, string | null, number, Buffer]
 /** One region's drawing data (the `maps` stage's tables), queried by box and zoom. */
 export class DrawingData implements Engine {
   private readonly query: Database.Statement | null
-  readonly bounds: Box | null
+  /** Boxes where the region has data (see the stage's dataAreas). */
+  readonly areas: Box[]
 
   constructor(db: Database.Database) {
     const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()
@@ -24,8 +25,8 @@ export class DrawingData implements Engine {
       ? db.prepare(`SELECT s.layer, s.class, s.name, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
           WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
       : null
-    const bounds = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'bounds'").pluck().get() as string | undefined) : undefined
-    this.bounds = bounds ? JSON.parse(bounds) : null
+    const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined
+    this.areas = areas ? JSON.parse(areas) : []
   }
 
   /** Whether the region was imported with the maps stage (older regions draw nothing). */

@@ -9,7 +9,7 @@ import {drawingData} from './drawing.js'
 import {viewOf} from './fit.js'
 import {FONT, registerFonts} from './font.js'
 import type {StaticMapInput} from './input.js'
-import {drawMarkers, drawPaths} from './overlays.js'
+import {PIN_HEIGHT, PIN_WIDTH, drawMarkers, drawPaths} from './overlays.js'
 import {type View, viewport} from './projection.js'
 import {encodePng} from './png.js'
 import {drawBaseMap} from './render.js'
@@ -60,8 +60,17 @@ function draw(map: MapData, input: StaticMapInput, view: View, style: Parameters
   const canvas = createCanvas(input.width * input.scale, input.height * input.scale)
   const g = canvas.getContext('2d')
   g.scale(input.scale, input.scale)
-  const regions = drawingData(map, vp.box).map((d) => ({shapes: d.shapes(vp.box, Math.min(23, Math.round(view.zoom))), bounds: d.bounds}))
-  drawBaseMap(g, view, style, regions)
+  const regions = drawingData(map, vp.box).map((d) => ({shapes: d.shapes(vp.box, Math.min(23, Math.round(view.zoom)))}))
+  // labels keep clear of the markers (the attribution corner too)
+  const taken = [input.width - 150, input.height - 16, input.width, input.height]
+  for (const m of input.markers) {
+    const k = m.size === 'small' ? 0.7 : 1
+    for (let i = 0; i < m.points.length; i += 2) {
+      const x = vp.x(m.points[i]), y = vp.y(m.points[i + 1])
+      taken.push(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
+    }
+  }
+  drawBaseMap(g, view, style, regions, taken)
   drawPaths(g, input.paths, vp.x, vp.y)
   drawMarkers(g, input.markers.filter((m) => !m.icon), vp.x, vp.y)
   for (const m of input.markers) {

@@ -1,7 +1,6 @@
 import type {SKRSContext2D} from '@napi-rs/canvas'
 import {Layer, FLAG_BRIDGE, FLAG_TUNNEL} from './stage.js'
 import type {Shape} from './drawing.js'
-import type {Box} from './sea.js'
 import type {MapStyle, RoadClass} from './style.js'
 import {type View, viewport} from './projection.js'
 import {FONT} from './font.js'
@@ -36,10 +35,10 @@ interface Prepared {
 /**
  * Draws the base map of `view` from the regions' shapes: land use and parks, water and the sea,
  * buildings, roads by class with casings (tunnels dashed below, bridges above), rail, boundaries,
- * then labels placed without collisions. `bounds` are the regions' data extents: outside them the
- * map stays plain background.
+ * then labels placed without collisions. Where no region has data the map stays plain background
+ * (the stage builds the sea only inside the regions' data areas).
  */
-export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shapes: Shape[]; bounds: Box | null}[]): void {
+export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shapes: Shape[]}[], obstacles: number[] = []): void {
   const vp = viewport(view)
   const z = view.zoom
   g.fillStyle = style.background
@@ -81,7 +80,7 @@ export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shape
     const level = Number(cls)
     stroke(g, list, style.boundary, level <= 2 ? 1.6 : level <= 4 ? 1.2 : 0.9, level <= 4 ? [6, 3] : [3, 3], 0.8)
   }
-  drawLabels(g, view, style, get(Layer.Label), roads)
+  drawLabels(g, view, style, get(Layer.Label), roads, obstacles)
 }
 
 function landuseColour(s: MapStyle, cls: string): string {
@@ -180,8 +179,11 @@ function stroke(g: Ctx, list: Prepared[], colour: string, width: number, dash?: 
 
 /** Axis-aligned boxes of the labels placed so far; a label that would overlap one is left out. */
 class Collisions {
-  private boxes: number[] = []
-  constructor(private readonly w: number, private readonly h: number) {}
+  private boxes: number[]
+  /** `taken`: boxes (x0, y0, x1, y1, ...) labels must avoid, such as the markers. */
+  constructor(private readonly w: number, private readonly h: number, taken: number[] = []) {
+    this.boxes = [...taken]
+  }
   place(x0: number, y0: number, x1: number, y1: number, pad = 3): boolean {
     if (x0 < 2 || y0 < 2 || x1 > this.w - 2 || y1 > this.h - 2) return false
     const b = this.boxes
@@ -193,9 +195,9 @@ class Collisions {
   }
 }
 
-function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roads: Prepared[]): void {
+function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roads: Prepared[], obstacles: number[]): void {
   const z = view.zoom
-  const free = new Collisions(view.width, view.height)
+  const free = new Collisions(view.width, view.height, obstacles)
   g.textAlign = 'center'
   g.textBaseline = 'middle'
   g.lineJoin = 'round'

@@ -64,11 +64,15 @@ export const mapsStage: MapStage = {
       }
     }
     db.exec('BEGIN')
-    const bounds = dataBounds(db)
-    db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('bounds', JSON.stringify(bounds))
-    if (bounds) {
-      const coast = (db.prepare("SELECT geometry FROM layer_features WHERE class = 'coastline' AND maxzoom = 22").pluck().all() as string[]).map(lineOf)
-      const rings = seaRings(coast, bounds)
+    const areas = dataAreas(db)
+    db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('areas', JSON.stringify(areas))
+    const coast = (db.prepare("SELECT geometry FROM layer_features WHERE class = 'coastline' AND maxzoom = 22").pluck().all() as string[]).map(lineOf)
+    for (const area of areas) {
+      const inside = coast.filter((c) => {
+        const m = (c.length >> 2) << 1
+        return c[m] >= area[0] && c[m] <= area[2] && c[m + 1] >= area[1] && c[m + 1] <= area[3]
+      })
+      const rings = seaRings(inside, area)
       if (rings.length) put({layer: Layer.Water, cls: 'sea', name: null, minzoom: 0, parts: rings, area: true})
     }
     await ctx.progress(1, 5)
@@ -79,7 +83,7 @@ export const mapsStage: MapStage = {
     boundaries(db, put)
     await ctx.progress(4, 5)
     db.exec('COMMIT')
-    if (!rows && bounds) ctx.warn('no drawing data')
+    if (!rows && areas.length) ctx.warn('no drawing data')
   },
   verify(ctx) {
     const n = ctx.db.prepare('SELECT count(*) FROM maps_shapes').pluck().get() as number
@@ -88,11 +92,38 @@ export const mapsStage: MapStage = {
   },
 }
 
-/** Where the extract has data: the extent of every node it holds (relations reach out to sea). */
-function dataBounds(db: Database.Database): Box | null {
-  const value = db.prepare("SELECT value FROM meta WHERE key = 'bbox'").pluck().get() as string | undefined
-  const b = value ? (JSON.parse(value) as Box | null) : null
-  return b && b[2] > b[0] && b[3] > b[1] ? b : null
+const CELL = 0.1
+
+/**
+ * Where the extract has data, as boxes: cells of 0.1° holding road nodes, grouped into connected
+ * clusters (a file may merge distant regions), each cluster's box grown by one cell so the sea
+ * reaches past the last road. The sea is built and drawn only inside these boxes.
+ */
+function dataAreas(db: Database.Database): Box[] {
+  const cells = db.prepare(`SELECT DISTINCT CAST(floor(lon / ${CELL}) AS INTEGER) AS x, CAST(floor(lat / ${CELL}) AS INTEGER) AS y FROM graph_nodes`).raw().all() as [number, number][]
+  const key = (x: number, y: number) => `${x},${y}`
+  const todo = new Map(cells.map(([x, y]) => [key(x, y), [x, y] as [number, number]]))
+  const areas: Box[] = []
+  for (const [k, start] of todo) {
+    todo.delete(k)
+    const b = [start[0], start[1], start[0], start[1]]
+    const stack = [start]
+    while (stack.length) {
+      const [x, y] = stack.pop()!
+      b[0] = Math.min(b[0], x); b[1] = Math.min(b[1], y); b[2] = Math.max(b[2], x); b[3] = Math.max(b[3], y)
+      for (let dx = -2; dx <= 2; dx++) {
+        for (let dy = -2; dy <= 2; dy++) {
+          const n = todo.get(key(x + dx, y + dy))
+          if (n) {
+            todo.delete(key(x + dx, y + dy))
+            stack.push(n)
+          }
+        }
+      }
+    }
+    areas.push([(b[0] - 1) * CELL, (b[1] - 1) * CELL, (b[2] + 2) * CELL, (b[3] + 2) * CELL].map((v) => Math.round(v * 1e7) / 1e7) as Box)
+  }
+  return areas
 }
 
 const lineOf = (geojson: string): Coords => (JSON.parse(geojson).coordinates as number[][]).flat()
