@@ -7,11 +7,13 @@ export interface Shape extends Parts {
   layer: number
   cls: string
   name: string | null
+  /** JSON of name:<lang> tags, or null */
+  names: string | null
   ref: string | null
   flags: number
 }
 
-type Row = [number, string, string | null, string | null, number, Buffer]
+type Row = [number, string, string | null, string | null, string | null, number, Buffer]
 
 /** One region's drawing data (the `maps` stage's tables), queried by box and zoom. */
 export class DrawingData implements Engine {
@@ -22,7 +24,7 @@ export class DrawingData implements Engine {
   constructor(db: Database.Database) {
     const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()
     this.query = has
-      ? db.prepare(`SELECT s.layer, s.class, s.name, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
+      ? db.prepare(`SELECT s.layer, s.class, s.name, s.names, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
           WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
       : null
     const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined
@@ -40,7 +42,7 @@ export class DrawingData implements Engine {
   shapes(box: Box, z: number): Shape[] {
     if (!this.query) return []
     const rows = this.query.all(box[0], box[2], box[1], box[3], z, z) as Row[]
-    return rows.map(([layer, cls, name, ref, flags, geometry]) => ({layer, cls, name, ref, flags, ...decodeParts(geometry)}))
+    return rows.map(([layer, cls, name, names, ref, flags, geometry]) => ({layer, cls, name, names, ref, flags, ...decodeParts(geometry)}))
   }
 }
 

@@ -70,7 +70,7 @@ function draw(map: MapData, input: StaticMapInput, view: View, style: Parameters
       taken.push(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
     }
   }
-  drawBaseMap(g, view, style, regions, taken)
+  drawBaseMap(g, view, style, regions, taken, input.language)
   drawPaths(g, input.paths, vp.x, vp.y)
   drawMarkers(g, input.markers.filter((m) => !m.icon), vp.x, vp.y)
   for (const m of input.markers) {

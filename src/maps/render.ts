@@ -38,7 +38,7 @@ interface Prepared {
  * then labels placed without collisions. Where no region has data the map stays plain background
  * (the stage builds the sea only inside the regions' data areas).
  */
-export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shapes: Shape[]}[], obstacles: number[] = []): void {
+export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shapes: Shape[]}[], obstacles: number[] = [], language = 'local'): void {
   const vp = viewport(view)
   const z = view.zoom
   g.fillStyle = style.background
@@ -80,7 +80,7 @@ export function drawBaseMap(g: Ctx, view: View, style: MapStyle, regions: {shape
     const level = Number(cls)
     stroke(g, list, style.boundary, level <= 2 ? 1.6 : level <= 4 ? 1.2 : 0.9, level <= 4 ? [6, 3] : [3, 3], 0.8)
   }
-  drawLabels(g, view, style, get(Layer.Label), roads, obstacles)
+  drawLabels(g, view, style, get(Layer.Label), roads, obstacles, language)
 }
 
 function landuseColour(s: MapStyle, cls: string): string {
@@ -195,7 +195,8 @@ class Collisions {
   }
 }
 
-function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roads: Prepared[], obstacles: number[]): void {
+function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roads: Prepared[], obstacles: number[], language: string): void {
+  const label = labelIn(language)
   const z = view.zoom
   const free = new Collisions(view.width, view.height, obstacles)
   g.textAlign = 'center'
@@ -206,7 +207,7 @@ function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roa
   for (const {shape, px} of places) {
     const size = PLACE_LABEL_SIZE[shape.cls] + (z >= 16 ? 1 : 0)
     const caps = PLACE_LABEL_CAPS.has(shape.cls)
-    const text = caps ? shape.name!.toUpperCase() : shape.name!
+    const text = caps ? label(shape).toUpperCase() : label(shape)
     text && halo(g, free, text, px[0][0], px[0][1], `${caps ? 600 : 700} ${caps ? size - 2 : size}px ${FONT}`, style.label, style.labelHalo, caps ? 1.5 : 0)
   }
   const areas = labels.filter((l) => !(l.shape.cls in PLACE_LABEL_SIZE))
@@ -219,7 +220,7 @@ function drawLabels(g: Ctx, view: View, style: MapStyle, labels: Prepared[], roa
   const seen = new Set<string>()
   g.font = `500 11px ${FONT}`
   for (const {shape, px} of named) {
-    const name = shape.name!
+    const name = label(shape)
     const width = g.measureText(name).width
     // the longest straight stretch of the road in view; the name goes there if it fits
     let best = 0, bx = 0, by = 0, angle = 0
@@ -271,4 +272,16 @@ function halo(g: Ctx, free: Collisions, text: string, x: number, y: number, font
     g.fillText(text, x, y)
   }
   ;(g as {letterSpacing?: string}).letterSpacing = '0px'
+}
+
+/** A shape's label in `language` (its `name:<lang>`), else its local `name`. */
+function labelIn(language: string): (shape: Shape) => string {
+  const lang = language === 'local' ? '' : language.slice(0, 2).toLowerCase()
+  return (shape) => {
+    if (lang && shape.names) {
+      const local = (JSON.parse(shape.names) as Record<string, string>)[lang]
+      if (local) return local
+    }
+    return shape.name ?? ''
+  }
 }

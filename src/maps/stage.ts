@@ -27,7 +27,7 @@ const ADMIN_MINZOOM: Record<number, number> = {2: 0, 4: 4, 6: 8, 7: 9, 8: 10}
 const SCHEMA = `
 CREATE TABLE maps_shapes (
   id INTEGER PRIMARY KEY,
-  layer INTEGER NOT NULL, class TEXT NOT NULL, name TEXT, ref TEXT, flags INTEGER NOT NULL,
+  layer INTEGER NOT NULL, class TEXT NOT NULL, name TEXT, names TEXT, ref TEXT, flags INTEGER NOT NULL,
   minzoom INTEGER NOT NULL, maxzoom INTEGER NOT NULL,
   geometry BLOB NOT NULL
 );
@@ -35,7 +35,7 @@ CREATE VIRTUAL TABLE maps_shapes_rtree USING rtree(id, min_lon, max_lon, min_lat
 CREATE TABLE maps_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `
 
-interface Shape {layer: Layer; cls: string; name: string | null; ref?: string | null; flags?: number; minzoom: number; parts: Coords[]; area: boolean}
+interface Shape {layer: Layer; cls: string; name: string | null; names?: string | null; ref?: string | null; flags?: number; minzoom: number; parts: Coords[]; area: boolean}
 
 /**
  * The static maps' drawing data, as tables in map.db (`maps_shapes` with its R*Tree, one row per
@@ -47,7 +47,7 @@ export const mapsStage: MapStage = {
   async build(ctx) {
     const {db} = ctx
     db.exec(SCHEMA)
-    const insert = db.prepare('INSERT INTO maps_shapes (layer, class, name, ref, flags, minzoom, maxzoom, geometry) VALUES (?,?,?,?,?,?,?,?)')
+    const insert = db.prepare('INSERT INTO maps_shapes (layer, class, name, names, ref, flags, minzoom, maxzoom, geometry) VALUES (?,?,?,?,?,?,?,?,?)')
     const box = db.prepare('INSERT INTO maps_shapes_rtree VALUES (?,?,?,?,?)')
     let rows = 0
     const put = (s: Shape) => {
@@ -58,7 +58,7 @@ export const mapsStage: MapStage = {
         if (band.max < s.minzoom) continue
         const parts = band.tol ? s.parts.map((p) => simplify(p, band.tol)).filter((p) => p.length >= (s.area ? 8 : s.layer === Layer.Label ? 2 : 4)) : s.parts
         if (!parts.length) continue
-        const id = insert.run(s.layer, s.cls, s.name, s.ref ?? null, s.flags ?? 0, Math.max(band.min, s.minzoom), band.max, encodeParts(parts)).lastInsertRowid
+        const id = insert.run(s.layer, s.cls, s.name, s.names ?? null, s.ref ?? null, s.flags ?? 0, Math.max(band.min, s.minzoom), band.max, encodeParts(parts)).lastInsertRowid
         box.run(id, b[0], b[2], b[1], b[3])
         rows++
       }
@@ -158,30 +158,32 @@ function copyLayers(db: Database.Database, put: (s: Shape) => void): void {
       put({layer: Layer.Label, cls: layerName, name, minzoom: z, parts: [[x, y]], area: false})
     }
   }
-  for (const [cls, name, json, minzoom] of db.prepare("SELECT class, name, geometry, minzoom FROM layer_features WHERE layer = 'place_label'").raw().all() as Iterable<[string, string, string, number]>) {
-    put({layer: Layer.Label, cls, name, minzoom, parts: [JSON.parse(json).coordinates], area: false})
+  const labels = db.prepare(`SELECT class, name, geometry, minzoom, ${hasNames(db) ? "(SELECT names FROM names WHERE kind = 'label' AND ref = feature)" : 'NULL'} FROM layer_features WHERE layer = 'place_label'`)
+  for (const [cls, name, json, minzoom, names] of labels.raw().all() as Iterable<[string, string, string, number, string | null]>) {
+    put({layer: Layer.Label, cls, name, names, minzoom, parts: [JSON.parse(json).coordinates], area: false})
   }
 }
 
 /** Roads whole per OSM way (its edges joined in order), so a road never loses pieces when simplified. */
 function roads(db: Database.Database, put: (s: Shape) => void): void {
   const ways = db.prepare('SELECT DISTINCT way_id FROM edges ORDER BY way_id').pluck().all() as number[]
-  const chunk = db.prepare('SELECT way_id, source, target, class, name, ref, bridge, tunnel, geometry FROM edges WHERE way_id BETWEEN ? AND ? ORDER BY way_id, id').raw()
-  function* rows(): Generator<[number, number, number, string, string | null, string | null, number, number, Buffer]> {
+  const names = hasNames(db) ? "(SELECT names FROM names WHERE kind = 'way' AND ref = way_id)" : 'NULL'
+  const chunk = db.prepare(`SELECT way_id, source, target, class, name, ref, bridge, tunnel, geometry, ${names} FROM edges WHERE way_id BETWEEN ? AND ? ORDER BY way_id, id`).raw()
+  function* rows(): Generator<[number, number, number, string, string | null, string | null, number, number, Buffer, string | null]> {
     for (let i = 0; i < ways.length; i += 4096) yield* chunk.all(ways[i], ways[Math.min(i + 4095, ways.length - 1)]) as any
   }
   let way = -1, last = -1, parts: Coords[] = [], current: Shape | null = null
   const flush = () => {
     if (current) put({...current, parts})
   }
-  for (const [wayId, source, target, cls, name, ref, bridge, tunnel, blob] of rows()) {
+  for (const [wayId, source, target, cls, name, ref, bridge, tunnel, blob, wayNames] of rows()) {
     const g = new Int32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength))
     const c: Coords = Array.from(g, (v) => v / 1e7)
     if (wayId !== way) {
       flush()
       way = wayId
       parts = [c]
-      current = {layer: Layer.Road, cls, name, ref, flags: (bridge ? FLAG_BRIDGE : 0) | (tunnel ? FLAG_TUNNEL : 0), minzoom: ROAD_MINZOOM[cls] ?? 14, parts, area: false}
+      current = {layer: Layer.Road, cls, name, names: wayNames, ref, flags: (bridge ? FLAG_BRIDGE : 0) | (tunnel ? FLAG_TUNNEL : 0), minzoom: ROAD_MINZOOM[cls] ?? 14, parts, area: false}
     } else if (source === last) {
       const p = parts[parts.length - 1]
       for (let i = 2; i < c.length; i++) p.push(c[i])
@@ -211,3 +213,6 @@ function* pages(stmt: Database.Statement): Generator<unknown[]> {
     yield* rows
   }
 }
+
+/** Regions extracted before the `names` table existed label in the local name only. */
+const hasNames = (db: Database.Database) => !!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'names'").get()

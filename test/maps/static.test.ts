@@ -131,6 +131,16 @@ describe('GET /maps/static', () => {
     expect(encoded.status).toBe(200)
   })
 
+  it('labels in the requested language from name:<lang>, falling back to the local name', async () => {
+    const q = 'width=400&height=300&center=43.7318,7.4215&zoom=16'
+    const local = await get(`${q}&language=local`)
+    const ru = await get(`${q}&language=ru`)
+    const none = await get(`${q}&language=zz`)
+    expect(local.status).toBe(200)
+    expect(ru.bytes.equals(local.bytes)).toBe(false) // Монако and friends
+    expect(none.bytes.equals(local.bytes)).toBe(true) // no name:zz anywhere: local names
+  })
+
   it('asks for the publishable key in the query: 401 without or with a bad one', async () => {
     const none = await fetch(`${server.url}/maps/static?width=200&height=200&center=43.7,7.4&zoom=12`)
     expect(none.status).toBe(401)
