@@ -22,9 +22,10 @@ export class DrawingData implements Engine {
   readonly areas: Box[]
 
   constructor(db: Database.Database) {
-    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()
+    const columns = (db.prepare('PRAGMA table_info(maps_shapes)').all() as {name: string}[]).map((c) => c.name)
+    const has = columns.length > 0
     this.query = has
-      ? db.prepare(`SELECT s.layer, s.class, s.name, s.names, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
+      ? db.prepare(`SELECT s.layer, s.class, s.name, ${columns.includes('names') ? 's.names' : 'NULL'}, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
           WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
       : null
     const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined

@@ -5,7 +5,7 @@ import {crc32, deflateSync} from 'node:zlib'
  * images are large flat areas, which `up` and fast deflate compress well; Skia's encoder spends
  * three to five times longer for files about 20 % smaller.
  */
-export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number, level = 3): Buffer {
+export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number, level = 1): Buffer {
   const stride = width * 3 + 1
   const raw = Buffer.allocUnsafe(stride * height)
   for (let y = 0; y < height; y++) {

@@ -20,7 +20,7 @@ export const BANDS = [
 
 /** Lowest zoom at which a road class is drawn: whole roads by class, never pieces by size. */
 export const ROAD_MINZOOM: Record<string, number> = {
-  motorway: 5, trunk: 6, primary: 8, secondary: 9, tertiary: 10, ferry: 8, minor: 12, track: 14, service: 14, path: 15,
+  motorway: 5, trunk: 6, primary: 8, secondary: 9, tertiary: 10, ferry: 8, minor: 13, track: 14, service: 14, path: 15,
 }
 const ADMIN_MINZOOM: Record<number, number> = {2: 0, 4: 4, 6: 8, 7: 9, 8: 10}
 
