@@ -6,6 +6,7 @@ import {createLogger, type Logger} from './log.js'
 import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
 import {createStaticMaps, type StaticMaps} from './maps/index.js'
+import {markersDir} from './maps/markers.js'
 import {openStore, type Store} from './store/db.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
@@ -41,7 +42,7 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     log: options.log ?? createLogger(config.logLevel),
     map,
     isochrones: noIsochrones,
-    staticMaps: createStaticMaps(map, {stylesDir: path.resolve('config', 'styles'), markersDir: path.join(config.dataDir, 'markers')}),
+    staticMaps: createStaticMaps(map, {stylesDir: path.resolve('config', 'styles'), markersDir: markersDir(config.dataDir)}),
     async close() {
       map.close()
       await store.close()

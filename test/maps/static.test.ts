@@ -1,6 +1,7 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createCanvas, loadImage} from '@napi-rs/canvas'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {addMarkerImage} from '../../src/maps/markers.js'
 import {worldX, worldY} from '../../src/maps/projection.js'
 import {importOsm} from '../../src/osm/index.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -139,6 +140,24 @@ describe('GET /maps/static', () => {
     expect(local.status).toBe(200)
     expect(ru.bytes.equals(local.bytes)).toBe(false) // Монако and friends
     expect(none.bytes.equals(local.bytes)).toBe(true) // no name:zz anywhere: local names
+  })
+
+  it('draws an uploaded marker image (scaled to fit 64×64, bottom centre on the location)', async () => {
+    const c = createCanvas(128, 64)
+    const g = c.getContext('2d')
+    g.fillStyle = '#00c853'
+    g.fillRect(0, 0, 128, 64)
+    const file = `${dataDir}/store.png`
+    writeFileSync(file, c.toBuffer('image/png'))
+    expect(await addMarkerImage(dataDir, 'store', file)).toEqual({id: 'store', width: 64, height: 32})
+    await expect(addMarkerImage(dataDir, '../x', file)).rejects.toThrow(/^id: /)
+    await expect(addMarkerImage(dataDir, 'x', `${dataDir}/nope.png`)).rejects.toThrow(/^file: /)
+    const {status, bytes} = await get('width=200&height=200&center=43.7384,7.4246&zoom=15&markers=icon:store|43.7384,7.4246')
+    expect(status).toBe(200)
+    const px = await pixels(bytes)
+    expect(near(px.at(100, 100 - 16), [0, 200, 83])).toBe(true)
+    expect(near(px.at(100 + 30, 100 - 2), [0, 200, 83])).toBe(true)
+    expect(near(px.at(100 + 40, 100 - 16), [0, 200, 83])).toBe(false)
   })
 
   it('asks for the publishable key in the query: 401 without or with a bad one', async () => {
