@@ -1,9 +1,12 @@
+import path from 'node:path'
 import {type RunningServer, startServer} from './api/server.js'
 import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
 import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
+import {createStaticMaps, type StaticMaps} from './maps/index.js'
+import {markersDir} from './maps/markers.js'
 import {openStore, type Store} from './store/db.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
@@ -15,6 +18,8 @@ export interface System {
   map: MapData
   /** Isochrone rings for isochrone geofences: none until a routing engine is wired in here. */
   isochrones: IsochroneSource
+  /** The static map renderer (GET /maps/static) over `map`. */
+  staticMaps: StaticMaps
   /** Closes the map files and the store; stop whatever `serve` started first. */
   close(): Promise<void>
 }
@@ -37,6 +42,7 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     log: options.log ?? createLogger(config.logLevel),
     map,
     isochrones: noIsochrones,
+    staticMaps: createStaticMaps(map, {stylesDir: path.resolve('config', 'styles'), markersDir: markersDir(config.dataDir)}),
     async close() {
       map.close()
       await store.close()

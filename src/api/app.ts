@@ -7,6 +7,7 @@ import {errorHandler, errorSender, notFound} from './middleware/errors.js'
 import {observer, type Observed} from './middleware/observe.js'
 import {type AppContext, createApi} from './router.js'
 import {routeGroups} from './routes/index.js'
+import {staticMapRoutes} from './routes/static-map.js'
 import {sendJson} from './send.js'
 
 export const VERSION = '0.1.0'
@@ -23,6 +24,7 @@ export function createHttpServer(ctx: AppContext): Server {
   const cors = corsFor(config.cors.origins)
   const {api, handle, close} = createApi(ctx)
   for (const register of routeGroups) register(api)
+  staticMapRoutes(api) // GET /maps/static, outside /v1
 
   const app = express()
   app.disable('x-powered-by')

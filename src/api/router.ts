@@ -22,6 +22,8 @@ export interface RouteOptions {
   limit: RateLimitGroup
   /** Where the key is read from; default the `Authorization` header. */
   key?: KeySource
+  /** The path is not under `/v1` (static maps: `/maps/static`). */
+  root?: boolean
 }
 
 /**
@@ -122,7 +124,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
   const api: Api = {
     ctx,
     route(method, path, options, handler) {
-      const pattern = `/v1${path}`
+      const pattern = options.root ? path : `/v1${path}`
       const route: Route = {pattern, handler, level: options.auth, key: options.key ?? keyOf, group: options.limit, limit: limiterOf(options.limit)}
       router.on(method.toUpperCase() as HTTPMethod, pattern, () => undefined, route)
       // HEAD answers as GET does; node:http leaves the body out

@@ -3,6 +3,7 @@ import {type Coords, bbox, interiorPoint, joinRings, nestRings, pointInRing, rou
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
 import {writeRoadGraph} from './roads.js'
+import {namesByLanguage} from './names.js'
 import {writeStreets} from './streets.js'
 import {NodeTable, WayTable} from './tables.js'
 import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
@@ -151,6 +152,7 @@ export class MapBuilder {
     if (tags.boundary === 'administrative') this.source.adminWays++
     if (present < 2) return
     if (road) this.roads.push({w, id, a: road, name: tags.name ?? null, ref: tags.ref ?? null})
+    if (road && tags.name) this.names('way', id, tags)
     if (street) {
       const cls = ROADISH[tags.highway!] ?? 'path'
       const entry = this.streetWays.get(street)
@@ -202,7 +204,13 @@ export class MapBuilder {
     }
     if (type === 'n' && tags.place && tags.name) {
       this.layer('place_label', tags.place, tags.name, PLACE_LABEL_MINZOOM[tags.place] ?? 14, JSON.stringify({type: 'Point', coordinates: [round7(lon), round7(lat)]}), [lon, lat, lon, lat])
+      this.names('label', this.features, tags)
     }
+  }
+
+  private names(kind: 'way' | 'label', ref: number, tags: Tags): void {
+    const names = namesByLanguage(tags)
+    if (names) this.st.names.run(kind, ref, names)
   }
 
   private address(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, t: Tags): void {
@@ -445,5 +453,6 @@ function prepare(db: Database.Database) {
     restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
     layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?,?)'),
     layerBox: box('layer_features'),
+    names: db.prepare('INSERT OR IGNORE INTO names VALUES (?,?,?)'),
   }
 }

@@ -95,6 +95,9 @@ CREATE TABLE layer_features (
   geometry TEXT NOT NULL
 );
 CREATE INDEX layer_features_feature ON layer_features(feature, minzoom);
+
+-- name:<lang> tags (JSON {"en": ...}) of roads (kind 'way', ref = OSM way id) and place labels (kind 'label', ref = feature).
+CREATE TABLE names (kind TEXT NOT NULL, ref INTEGER NOT NULL, names TEXT NOT NULL, PRIMARY KEY (kind, ref)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE layer_features_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 `
 

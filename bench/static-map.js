@@ -1,0 +1,153 @@
+// bench/static-map: GET /maps/static through a real server built by the composition root, over
+// Monaco (data/monaco.osm.pbf) and the largest region of ../shared/data/osm/bench-multi-region.osm.pbf
+// (read by path; BENCH_PBF overrides). Every measured request is a cache miss (the centre moves a
+// little each time) except the cached repeats. Renderer alternatives: the same base-map geometry
+// drawn and encoded by @napi-rs/canvas (the one used) and by pureimage (the design card's), in-process.
+import {execSync} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {PassThrough} from 'node:stream'
+import {fileURLToPath} from 'node:url'
+import {createCanvas} from '@napi-rs/canvas'
+import * as PImage from 'pureimage'
+import {loadConfig} from '../dist/config/index.js'
+import {createLogger} from '../dist/log.js'
+import {drawingData} from '../dist/maps/drawing.js'
+import {encodePng} from '../dist/maps/png.js'
+import {viewport} from '../dist/maps/projection.js'
+import {importOsm} from '../dist/osm/index.js'
+import {createKey} from '../dist/project/keys.js'
+import {openSystem, serve} from '../dist/system.js'
+import {peakRss, percentile, report} from './harness.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const SOURCE = path.resolve(process.env.BENCH_PBF ?? path.join(here, '../../shared/data/osm/bench-multi-region.osm.pbf'))
+const MONACO = path.join(here, '../data/monaco.osm.pbf')
+const N = Number(process.env.BENCH_N ?? 40)
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-maps-'))
+const memory = peakRss()
+try {
+  console.log('importing Monaco and the benchmark file (once, not measured) ...')
+  await importOsm(MONACO, {dataDir, add: true})
+  const big = await importOsm(SOURCE, {dataDir, add: true, region: 'bench'})
+  const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {staticMaps: 1e9}}})
+  const system = await openSystem(config, {log: createLogger('silent')})
+  const {key} = createKey(system.store, 'publishable', 'test')
+  const serving = await serve(system, {jobs: false})
+  const url = serving.server.url
+
+  // the largest region inside the merged file: the half-degree cell with the most road edges
+  const db = system.map.db('bench')
+  const cell = db.prepare(`SELECT round(lon * 2) / 2 AS cx, round(lat * 2) / 2 AS cy, count(*) AS n, avg(lon) AS lon, avg(lat) AS lat
+    FROM graph_nodes GROUP BY cx, cy ORDER BY n DESC LIMIT 1`).get()
+
+  const markers = Array.from({length: 10}, (_, i) => `${(43.731 + (i % 5) * 0.003).toFixed(4)},${(7.415 + Math.floor(i / 5) * 0.015 + (i % 3) * 0.002).toFixed(4)}`)
+  const pathPts = Array.from({length: 200}, (_, i) => `${(43.728 + 0.02 * (i / 199) + 0.002 * Math.sin(i / 9)).toFixed(5)},${(7.412 + 0.03 * (i / 199)).toFixed(5)}`)
+  const overlay = `markers=color:0xe53935|${markers.join('|')}&path=stroke:0x1565c0|width:4|${pathPts.join('|')}`
+  const monacoQuery = (scale, i) => `width=600&height=400&zoom=15&scale=${scale}&center=43.7384,${(7.4246 + i * 1e-5).toFixed(5)}&${overlay}`
+  const bigQuery = (i) => `width=2048&height=2048&zoom=12&center=${cell.lat.toFixed(5)},${(cell.lon + i * 1e-4).toFixed(5)}`
+
+  async function timed(query, n) {
+    const ms = []
+    let bytes = 0
+    for (let i = -2; i < n; i++) {
+      const started = performance.now()
+      const res = await fetch(`${url}/maps/static?${query(i)}&publishableKey=${key}`)
+      const body = Buffer.from(await res.arrayBuffer())
+      if (res.status !== 200) throw new Error(`${res.status}: ${body}`)
+      if (i >= 0) {
+        ms.push(performance.now() - started)
+        bytes = body.length
+      }
+    }
+    ms.sort((a, b) => a - b)
+    return {p50: percentile(ms, 50), p99: percentile(ms, 99), bytes}
+  }
+
+  const s1 = await timed((i) => monacoQuery(1, i), N)
+  const s2 = await timed((i) => monacoQuery(2, i), N)
+  const large = await timed(bigQuery, 5)
+  const cached = await timed(() => monacoQuery(1, 0), N * 5)
+  // the same repeat in-process: parse + cache lookup, without the HTTP round trip
+  const {parseStaticMap} = await import('../dist/maps/index.js')
+  const repeatQuery = Object.fromEntries(new URLSearchParams(monacoQuery(1, 0)))
+  repeatQuery.markers = new URLSearchParams(monacoQuery(1, 0)).get('markers')
+  const inProcess = []
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now()
+    const input = parseStaticMap(repeatQuery)
+    await system.staticMaps.render(input, JSON.stringify(input))
+    inProcess.push(performance.now() - t)
+  }
+  inProcess.sort((a, b) => a - b)
+
+  // renderer alternatives: the same shapes (600×400 z15 Monaco, geometry only) drawn and encoded by each
+  const view = {lon: 7.4246, lat: 43.7384, zoom: 15, width: 600, height: 400}
+  const vp = viewport(view)
+  const shapes = drawingData(system.map, vp.box).flatMap((d) => d.shapes(vp.box, 15))
+  const scene = (g) => {
+    g.fillStyle = '#f3f0ea'
+    g.fillRect(0, 0, 600, 400)
+    for (const s of shapes) {
+      g.beginPath()
+      let k = 0
+      for (const n of s.counts) {
+        for (let i = 0; i < n; i++, k += 2) (i ? g.lineTo : g.moveTo).call(g, vp.x(s.coords[k] / 1e7), vp.y(s.coords[k + 1] / 1e7))
+      }
+      if (s.layer <= 5) {
+        g.fillStyle = '#cfe8c3'
+        g.fill()
+      } else {
+        g.strokeStyle = '#d3cbbd'
+        g.lineWidth = 4
+        g.stroke()
+      }
+    }
+  }
+  const alt = async (name, draw) => {
+    const ms = []
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now()
+      await draw()
+      ms.push(performance.now() - t)
+    }
+    ms.sort((a, b) => a - b)
+    return {name, p50: ms[3]}
+  }
+  const napi = await alt('@napi-rs/canvas', () => {
+    const c = createCanvas(600, 400)
+    scene(c.getContext('2d'))
+    return encodePng(c.data(), 600, 400)
+  })
+  const pure = await alt('pureimage', async () => {
+    const img = PImage.make(600, 400)
+    scene(img.getContext('2d'))
+    const sink = new PassThrough()
+    sink.resume()
+    await PImage.encodePNGToStream(img, sink)
+  })
+
+  await serving.stop()
+  await system.close()
+  const load = execSync('uptime').toString().trim().replace(/.*load average: /, '')
+  report(`bench/static-map — GET /maps/static over HTTP, sequential, cache misses unless cached (load average ${load})`, [
+    {name: '600×400 z15, 10 markers, 200-pt path p50', value: s1.p50, unit: 'ms', target: '≤ 50 ms', ok: s1.p50 <= 50},
+    {name: '  p99 / PNG size', value: `${s1.p99.toFixed(1)} / ${Math.round(s1.bytes / 1024)}`, unit: 'ms/KiB'},
+    {name: 'same at scale 2 p50', value: s2.p50, unit: 'ms', target: '≤ 150 ms', ok: s2.p50 <= 150},
+    {name: '  p99 / PNG size', value: `${s2.p99.toFixed(1)} / ${Math.round(s2.bytes / 1024)}`, unit: 'ms/KiB'},
+    {name: `2048×2048 z12 bench region p50`, value: large.p50, unit: 'ms', target: '≤ 1000 ms', ok: large.p50 <= 1000},
+    {name: `  at ${cell.lat.toFixed(3)},${cell.lon.toFixed(3)} (${cell.n} road nodes)`, value: `${Math.round(large.bytes / 1024)}`, unit: 'KiB'},
+    {name: 'cached repeat p50 (HTTP round trip)', value: cached.p50, unit: 'ms', target: '≤ 1 ms', ok: cached.p50 <= 1},
+    {name: 'cached repeat p50 in-process (parse+lookup)', value: percentile(inProcess, 50), unit: 'ms', target: '≤ 1 ms', ok: percentile(inProcess, 50) <= 1},
+    {name: 'renderer @napi-rs/canvas, geometry', value: napi.p50, unit: 'ms'},
+    {name: 'renderer pureimage, same geometry', value: pure.p50, unit: 'ms'},
+    {name: 'pureimage / @napi-rs/canvas time', value: `${(pure.p50 / napi.p50).toFixed(1)} ×`},
+    {name: 'bench file import (incl. maps stage)', value: big.seconds, unit: 's'},
+    {name: '  maps stage', value: big.stages.find((s) => s.name === 'maps')?.seconds ?? NaN, unit: 's'},
+    {name: 'peak RSS (server, imports, renders)', value: memory.stop(), unit: 'MB'},
+  ])
+} finally {
+  rmSync(dataDir, {recursive: true, force: true})
+}

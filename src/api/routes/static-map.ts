@@ -1,0 +1,30 @@
+import {parseStaticMap} from '../../maps/index.js'
+import type {Api} from '../router.js'
+
+/** `GET /maps/static`: a PNG (the key in `publishableKey`), with ETag/304 and Cache-Control. */
+export function staticMapRoutes(api: Api): void {
+  const {staticMaps} = api.ctx
+  api.route('get', '/maps/static', {auth: 'P', limit: 'staticMaps', root: true, key: (req) => stringOf(req.query.publishableKey)}, async (req, res) => {
+    const {publishableKey: _, ...query} = req.query
+    const input = parseStaticMap(query)
+    const {png, etag, view} = await staticMaps.render(input, JSON.stringify(input))
+    res.setHeader('ETag', etag)
+    res.setHeader('Cache-Control', 'public, max-age=3600')
+    // the view shown, also when fitted to markers and paths (lets a client place its own overlays)
+    res.setHeader('X-Map-Center', `${round6(view.lat)},${round6(view.lon)}`)
+    res.setHeader('X-Map-Zoom', String(view.zoom))
+    if (req.headers['if-none-match'] === etag) {
+      res.statusCode = 304
+      res.end()
+      return undefined
+    }
+    res.statusCode = 200
+    res.setHeader('Content-Type', 'image/png')
+    res.setHeader('Content-Length', png.length)
+    res.end(png)
+    return undefined
+  })
+}
+
+const stringOf = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6

@@ -1,0 +1,71 @@
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {createCanvas, loadImage, type Image} from '@napi-rs/canvas'
+import {refuse} from '../errors.js'
+import type {MapData} from '../map/mapdata.js'
+import {drawingData} from './drawing.js'
+import {FONT, registerFonts} from './font.js'
+import type {StaticMapInput} from './input.js'
+import {MARKER_ID} from './markers.js'
+import {PIN_HEIGHT, PIN_WIDTH, drawMarkers, drawPaths} from './overlays.js'
+import {encodePng} from './png.js'
+import {type View, viewport} from './projection.js'
+import {drawBaseMap} from './render.js'
+
+export const ATTRIBUTION = '© OpenStreetMap contributors'
+
+registerFonts()
+
+/** One image: base map, paths, markers, attribution; PNG bytes. */
+export function draw(map: MapData, input: StaticMapInput, view: View, style: Parameters<typeof drawBaseMap>[2], icons: Map<string, Image>): Buffer {
+  const vp = viewport(view)
+  const canvas = createCanvas(input.width * input.scale, input.height * input.scale)
+  const g = canvas.getContext('2d')
+  g.scale(input.scale, input.scale)
+  const regions = drawingData(map, vp.box).map((d) => ({shapes: d.shapes(vp.box, Math.min(23, Math.round(view.zoom)))}))
+  // labels keep clear of the markers (the attribution corner too)
+  const taken = [input.width - 150, input.height - 16, input.width, input.height]
+  for (const m of input.markers) {
+    const k = m.size === 'small' ? 0.7 : 1
+    for (let i = 0; i < m.points.length; i += 2) {
+      const x = vp.x(m.points[i]), y = vp.y(m.points[i + 1])
+      taken.push(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
+    }
+  }
+  drawBaseMap(g, view, style, regions, taken, input.language)
+  drawPaths(g, input.paths, vp.x, vp.y)
+  drawMarkers(g, input.markers.filter((m) => !m.icon), vp.x, vp.y)
+  for (const m of input.markers) {
+    const icon = m.icon && icons.get(m.icon)
+    if (!icon) continue
+    const k = Math.min(1, 64 / Math.max(icon.width, icon.height)) * (m.size === 'small' ? 0.7 : 1)
+    const w = icon.width * k, h = icon.height * k
+    for (let i = 0; i < m.points.length; i += 2) g.drawImage(icon, vp.x(m.points[i]) - w / 2, vp.y(m.points[i + 1]) - h, w, h)
+  }
+  attribution(g, input.width, input.height, style.label)
+  return encodePng(canvas.data(), canvas.width, canvas.height)
+}
+
+function attribution(g: ReturnType<ReturnType<typeof createCanvas>['getContext']>, width: number, height: number, colour: string): void {
+  g.font = `400 10px ${FONT}`
+  g.textAlign = 'right'
+  g.textBaseline = 'alphabetic'
+  const w = g.measureText(ATTRIBUTION).width
+  g.fillStyle = 'rgba(255,255,255,0.72)'
+  g.fillRect(width - w - 8, height - 15, w + 8, 15)
+  g.fillStyle = '#333333'
+  g.fillText(ATTRIBUTION, width - 4, height - 4)
+  void colour
+}
+
+/** Marker images uploaded as `<markersDir>/<id>.png` (ids: letters, digits, _ and -). */
+export async function loadIcons(input: StaticMapInput, dir: string): Promise<Map<string, Image>> {
+  const out = new Map<string, Image>()
+  for (const m of input.markers) {
+    if (!m.icon || out.has(m.icon)) continue
+    const file = path.join(dir, `${m.icon}.png`)
+    if (!MARKER_ID.test(m.icon) || !existsSync(file)) throw refuse.invalid('markers', `icon: the id of an uploaded marker image (${m.icon} is not one)`)
+    out.set(m.icon, await loadImage(file))
+  }
+  return out
+}

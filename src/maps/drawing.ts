@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3'
+import type {Engine, MapData} from '../map/mapdata.js'
+import type {Box} from './sea.js'
+import {type Parts, decodeParts} from './shapes.js'
+
+export interface Shape extends Parts {
+  layer: number
+  cls: string
+  name: string | null
+  /** JSON of name:<lang> tags, or null */
+  names: string | null
+  ref: string | null
+  flags: number
+}
+
+type Row = [number, string, string | null, string | null, string | null, number, Buffer]
+
+/** One region's drawing data (the `maps` stage's tables), queried by box and zoom. */
+export class DrawingData implements Engine {
+  private readonly query: Database.Statement | null
+  /** Boxes where the region has data (see the stage's dataAreas). */
+  readonly areas: Box[]
+
+  constructor(db: Database.Database) {
+    const columns = (db.prepare('PRAGMA table_info(maps_shapes)').all() as {name: string}[]).map((c) => c.name)
+    const has = columns.length > 0
+    this.query = has
+      ? db.prepare(`SELECT s.layer, s.class, s.name, ${columns.includes('names') ? 's.names' : 'NULL'}, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
+          WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
+      : null
+    const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined
+    this.areas = areas ? JSON.parse(areas) : []
+  }
+
+  /** Whether the region was imported with the maps stage (older regions draw nothing). */
+  get drawable(): boolean {
+    return this.query !== null
+  }
+
+  close(): void {}
+
+  /** Shapes whose box meets `box` at zoom `z` (an integer). */
+  shapes(box: Box, z: number): Shape[] {
+    if (!this.query) return []
+    const rows = this.query.all(box[0], box[2], box[1], box[3], z, z) as Row[]
+    return rows.map(([layer, cls, name, names, ref, flags, geometry]) => ({layer, cls, name, names, ref, flags, ...decodeParts(geometry)}))
+  }
+}
+
+/** The drawing data of every region that meets `box` (regions without the stage are skipped). */
+export function drawingData(map: MapData, box: Box): DrawingData[] {
+  const out: DrawingData[] = []
+  for (const region of map.regions()) {
+    const b = region.bbox
+    if (b && (b[2] < box[0] || b[0] > box[2] || b[3] < box[1] || b[1] > box[3])) continue
+    const data = map.engine(region.name, 'drawing', ({db}) => new DrawingData(db))
+    if (data?.drawable) out.push(data)
+  }
+  return out
+}

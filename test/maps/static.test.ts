@@ -1,0 +1,210 @@
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createCanvas, loadImage} from '@napi-rs/canvas'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {addMarkerImage} from '../../src/maps/markers.js'
+import {worldX, worldY} from '../../src/maps/projection.js'
+import {importOsm} from '../../src/osm/index.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+import {MONACO, tempDataDir} from '../osm/helpers.js'
+
+const dataDir = tempDataDir()
+let server: TestServer
+const GOLDEN = 'test/fixtures/maps'
+
+beforeAll(async () => {
+  await importOsm(MONACO, {dataDir})
+  server = await startTestServer({dataDir})
+})
+afterAll(async () => {
+  await server?.stop()
+  rmSync(dataDir, {recursive: true, force: true})
+})
+
+async function get(query: string, headers: Record<string, string> = {}) {
+  const key = query.includes('publishableKey=') ? '' : `&publishableKey=${server.keys.testPk}`
+  const res = await fetch(`${server.url}/maps/static?${query}${key}`, {headers})
+  const bytes = Buffer.from(await res.arrayBuffer())
+  return {status: res.status, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString())}
+}
+
+/** RGBA pixels of a PNG. */
+async function pixels(png: Buffer) {
+  const img = await loadImage(png)
+  const c = createCanvas(img.width, img.height)
+  const g = c.getContext('2d')
+  g.drawImage(img, 0, 0)
+  const data = g.getImageData(0, 0, img.width, img.height).data
+  return {width: img.width, height: img.height, at: (x: number, y: number) => Array.from(data.subarray((Math.round(y) * img.width + Math.round(x)) * 4, (Math.round(y) * img.width + Math.round(x)) * 4 + 3))}
+}
+
+const hex = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16))
+const near = (a: number[], b: number[], tol = 24) => a.every((v, i) => Math.abs(v - b[i]) <= tol)
+
+/** Image pixel of lon/lat in a view given by the response's X-Map-Center / X-Map-Zoom. */
+function projector(headers: Headers, width: number, height: number) {
+  const [lat, lon] = headers.get('x-map-center')!.split(',').map(Number)
+  const z = Number(headers.get('x-map-zoom'))
+  return (lo: number, la: number) => [worldX(lo, z) - worldX(lon, z) + width / 2, worldY(la, z) - worldY(lat, z) + height / 2]
+}
+
+describe('GET /maps/static', () => {
+  it('renders a PNG with ETag and Cache-Control, answers 304 to If-None-Match and serves repeats from the cache', async () => {
+    const q = 'width=300&height=200&center=43.7384,7.4246&zoom=15'
+    const first = await get(q)
+    expect(first.status).toBe(200)
+    expect(first.headers.get('content-type')).toBe('image/png')
+    expect(first.bytes.subarray(1, 4).toString()).toBe('PNG')
+    expect(first.headers.get('cache-control')).toMatch(/max-age=\d+/)
+    const etag = first.headers.get('etag')!
+    expect(etag).toMatch(/^".+"$/)
+    const again = await get(q)
+    expect(again.bytes.equals(first.bytes)).toBe(true)
+    const notModified = await get(q, {'if-none-match': etag})
+    expect(notModified.status).toBe(304)
+    expect(notModified.bytes.length).toBe(0)
+    const px = await pixels(first.bytes)
+    expect([px.width, px.height]).toEqual([300, 200])
+    const double = await get(`${q}&scale=2`)
+    const px2 = await pixels(double.bytes)
+    expect([px2.width, px2.height]).toEqual([600, 400])
+  })
+
+  it('matches the golden images of Monaco in the three styles (small pixel tolerance)', async () => {
+    for (const [style, zoom] of [['service-default-v1', 15], ['service-light-v1', 12], ['service-dark-v1', 18]] as const) {
+      const {status, bytes} = await get(`width=400&height=300&center=43.7384,7.4246&zoom=${zoom}&style=${style}`)
+      expect(status).toBe(200)
+      const file = `${GOLDEN}/monaco-${style}-z${zoom}.png`
+      if (!existsSync(file) || process.env.UPDATE_GOLDEN) writeFileSync(file, bytes)
+      const got = await pixels(bytes), want = await pixels(readFileSync(file))
+      let off = 0
+      for (let y = 0; y < 300; y++) for (let x = 0; x < 400; x++) if (!near(got.at(x, y), want.at(x, y), 40)) off++
+      expect(off / (400 * 300), `${style} z${zoom}: share of pixels off`).toBeLessThan(0.01)
+    }
+  })
+
+  it('fills the sea off Monaco with the water colour, and keeps the land land-coloured', async () => {
+    const {bytes, headers} = await get('width=400&height=400&center=43.735,7.43&zoom=14')
+    const px = await pixels(bytes)
+    const at = projector(headers, 400, 400)
+    const water = hex('#a9d3f0')
+    for (const [lon, lat] of [[7.44, 43.728], [7.43, 43.725], [7.425, 43.73]]) expect(px.at(...(at(lon, lat) as [number, number])), `${lat},${lon}`).toEqual(water)
+    // the casino gardens / Monte-Carlo are on land
+    expect(near(px.at(...(at(7.4160, 43.7400) as [number, number])), water, 10)).toBe(false)
+  })
+
+  it('draws a marker in its colour at its projected pixel and a path through its points', async () => {
+    const {bytes, headers} = await get('width=400&height=300&center=43.7384,7.4246&zoom=16&markers=color:0xff0000|43.7384,7.4246&markers=color:blue|size:small|43.7370,7.4230&path=stroke:0x00ff00|width:6|borderWidth:0|43.7390,7.4225|43.7400,7.4280|43.7375,7.4270')
+    const px = await pixels(bytes)
+    const at = projector(headers, 400, 300)
+    const [mx, my] = at(7.4246, 43.7384)
+    expect([mx, my]).toEqual([200, 150])
+    expect(near(px.at(mx, my - 12), [255, 0, 0])).toBe(true)
+    const [sx, sy] = at(7.4230, 43.7370)
+    expect(near(px.at(sx, sy - 8), [0, 0, 255])).toBe(true)
+    const pts = [[7.4225, 43.739], [7.428, 43.74], [7.427, 43.7375]]
+    for (let i = 0; i < pts.length; i++) {
+      const [x, y] = at(pts[i][0], pts[i][1])
+      expect(near(px.at(x, y), [0, 255, 0]), `path point ${i}`).toBe(true)
+      if (i) {
+        const [x0, y0] = at(pts[i - 1][0], pts[i - 1][1])
+        expect(near(px.at((x + x0) / 2, (y + y0) / 2), [0, 255, 0]), `path segment ${i}`).toBe(true)
+      }
+    }
+  })
+
+  it('fits the view to every marker and path when center and zoom are absent, and to bbox', async () => {
+    const markers = [[43.7290, 7.4150], [43.7480, 7.4370], [43.7310, 7.4390], [43.7450, 7.4120]]
+    const q = `width=500&height=300&markers=color:0xff00ff|${markers.map((m) => m.join(',')).join('|')}&path=enc:${'_p~iF~ps|U_ulLnnqC_mqNvxq`@'}`
+    const {status, bytes, headers} = await get(q.replace(/&path=.*/, ''))
+    expect(status).toBe(200)
+    const px = await pixels(bytes)
+    const at = projector(headers, 500, 300)
+    for (const [lat, lon] of markers) {
+      const [x, y] = at(lon, lat)
+      expect(x > 12 && x < 488 && y > 36 && y < 300, `${lat},${lon} at ${x},${y}`).toBe(true)
+      expect(near(px.at(x, y - 12), [255, 0, 255]), `${lat},${lon} drawn`).toBe(true)
+    }
+    expect(Number(headers.get('x-map-zoom'))).toBe(13) // 14 would not fit the pins
+    const boxed = await get('width=400&height=400&bbox=43.72,7.40,43.76,7.45')
+    expect(boxed.status).toBe(200)
+    expect(Number(boxed.headers.get('x-map-zoom'))).toBe(13)
+    const encoded = await get(q)
+    expect(encoded.status).toBe(200)
+  })
+
+  it('labels in the requested language from name:<lang>, falling back to the local name', async () => {
+    const q = 'width=400&height=300&center=43.7318,7.4215&zoom=16'
+    const local = await get(`${q}&language=local`)
+    const ru = await get(`${q}&language=ru`)
+    const none = await get(`${q}&language=zz`)
+    expect(local.status).toBe(200)
+    expect(ru.bytes.equals(local.bytes)).toBe(false) // Монако and friends
+    expect(none.bytes.equals(local.bytes)).toBe(true) // no name:zz anywhere: local names
+  })
+
+  it('draws an uploaded marker image (scaled to fit 64×64, bottom centre on the location)', async () => {
+    const c = createCanvas(128, 64)
+    const g = c.getContext('2d')
+    g.fillStyle = '#00c853'
+    g.fillRect(0, 0, 128, 64)
+    const file = `${dataDir}/store.png`
+    writeFileSync(file, c.toBuffer('image/png'))
+    expect(await addMarkerImage(dataDir, 'store', file)).toEqual({id: 'store', width: 64, height: 32})
+    await expect(addMarkerImage(dataDir, '../x', file)).rejects.toThrow(/^id: /)
+    await expect(addMarkerImage(dataDir, 'x', `${dataDir}/nope.png`)).rejects.toThrow(/^file: /)
+    const {status, bytes} = await get('width=200&height=200&center=43.7384,7.4246&zoom=15&markers=icon:store|43.7384,7.4246')
+    expect(status).toBe(200)
+    const px = await pixels(bytes)
+    expect(near(px.at(100, 100 - 16), [0, 200, 83])).toBe(true)
+    expect(near(px.at(100 + 30, 100 - 2), [0, 200, 83])).toBe(true)
+    expect(near(px.at(100 + 40, 100 - 16), [0, 200, 83])).toBe(false)
+  })
+
+  it('asks for the publishable key in the query: 401 without or with a bad one', async () => {
+    const none = await fetch(`${server.url}/maps/static?width=200&height=200&center=43.7,7.4&zoom=12`)
+    expect(none.status).toBe(401)
+    expect((await none.json()).meta.error).toBe('unauthorized')
+    const bad = await get('width=200&height=200&center=43.7,7.4&zoom=12&publishableKey=prj_test_pk_nope')
+    expect(bad.status).toBe(401)
+    const rateLimited = await get('width=200&height=200&center=43.7,7.4&zoom=12')
+    expect(rateLimited.headers.get('x-ratelimit-limit')).toBe('100000')
+  })
+
+  it('refuses every bad parameter with a 400 naming it', async () => {
+    const base = {width: '200', height: '200', center: '43.73,7.42', zoom: '14'}
+    const cases: [Record<string, string | undefined>, string][] = [
+      [{width: undefined}, 'width'], [{width: '99'}, 'width'], [{width: '2049'}, 'width'], [{width: 'wide'}, 'width'], [{height: '0'}, 'height'],
+      [{height: '1.5'}, 'height'], [{zoom: '0'}, 'zoom'], [{zoom: '24'}, 'zoom'], [{zoom: 'x'}, 'zoom'], [{center: '91,0'}, 'center'],
+      [{center: '43.7'}, 'center'], [{center: undefined, zoom: undefined}, 'center'], [{scale: '4'}, 'scale'], [{scale: '0'}, 'scale'],
+      [{style: 'nope'}, 'style'], [{style: '../secret'}, 'style'], [{language: 'english'}, 'language'], [{bbox: '1,2,3'}, 'bbox'],
+      [{bbox: '44,7,43,8'}, 'bbox'], [{markers: 'color:0xZZ0000|43.7,7.4'}, 'markers'], [{markers: 'color:red'}, 'markers'],
+      [{markers: 'size:huge|43.7,7.4'}, 'markers'], [{markers: 'shape:x|43.7,7.4'}, 'markers'], [{markers: 'icon:nope|43.7,7.4'}, 'markers'],
+      [{markers: '43.7,700'}, 'markers'], [{path: 'stroke:0x00ff00'}, 'path'], [{path: 'width:-1|43.7,7.4|43.8,7.5'}, 'path'],
+      [{path: 'borderwidth:abc|43.7,7.4|43.8,7.5'}, 'path'], [{path: 'enc:'}, 'path'], [{path: '43.7,7.4|nowhere'}, 'path'],
+    ]
+    for (const [change, param] of cases) {
+      const q = new URLSearchParams()
+      for (const [k, v] of Object.entries({...base, ...change})) if (v !== undefined) q.set(k, v)
+      const res = await get(q.toString())
+      expect(res.status, `${q}`).toBe(400)
+      const body = res.json()
+      expect(body.meta.param, `${q}`).toBe(param)
+      expect(body.meta.message).toMatch(new RegExp(`^${param}: `))
+    }
+  })
+
+  it('never fails with a 500 on seeded random bad values (fuzz)', async () => {
+    let seed = 7
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647
+    const junk = ['', '-', '0x', 'NaN', 'Infinity', '1e309', '||', 'enc6:', 'enc:@@@@', ',', '99999', '-5', 'color:', 'a'.repeat(300), '%00', '43.7,7.4|', '[]']
+    const params = ['width', 'height', 'center', 'zoom', 'scale', 'style', 'language', 'bbox', 'markers', 'path']
+    for (let i = 0; i < 60; i++) {
+      const q = new URLSearchParams({width: '120', height: '120', center: '43.73,7.42', zoom: '13'})
+      const p = params[Math.floor(rnd() * params.length)]
+      q.set(p, junk[Math.floor(rnd() * junk.length)] + (rnd() < 0.3 ? junk[Math.floor(rnd() * junk.length)] : ''))
+      const res = await get(q.toString())
+      expect([200, 400], `${q}`).toContain(res.status)
+      if (res.status === 400) expect(res.json().meta.param).toBe(p)
+    }
+  })
+})
