@@ -18,6 +18,8 @@ export class CsvUnreadable extends Error {
 export interface CsvRecord {
   row: number
   cells: string[]
+  /** Bytes of the file read so far (for progress). */
+  bytes: number
 }
 
 /**
@@ -26,12 +28,13 @@ export interface CsvRecord {
  * A row with a different number of cells than the header is passed on for the caller to refuse.
  */
 export async function* readCsv(file: string): AsyncGenerator<CsvRecord> {
-  const parser = createReadStream(file).pipe(parse({bom: true, trim: true, skip_empty_lines: true, relax_column_count: true}))
+  const stream = createReadStream(file)
+  const parser = stream.pipe(parse({bom: true, trim: true, skip_empty_lines: true, relax_column_count: true}))
   let row = 0
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       row++
-      yield {row, cells}
+      yield {row, cells, bytes: stream.bytesRead}
     }
   } catch (error) {
     const e = error as Error & {code?: string; lines?: number}

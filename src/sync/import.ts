@@ -1,4 +1,3 @@
-import {statSync} from 'node:fs'
 import type {z} from 'zod'
 import {beaconUpdateSchema} from '../beacons/input.js'
 import {type BeaconInput, columns as beaconColumns} from '../beacons/store.js'
@@ -18,8 +17,8 @@ export interface ImportOptions {
   dryRun?: boolean
   /** A sync source: its rows are marked as its own, and with `prune` its rows absent from the file are deleted. */
   source?: {id: string; prune: boolean}
-  /** Called now and then with bytes read so far (of `size`). */
-  progress?: (rows: number) => void
+  /** Called every 1,000 rows with the rows and bytes read so far. */
+  progress?: (rows: number, bytes: number) => void
 }
 
 export interface ImportSummary extends MergeCounts {
@@ -98,7 +97,6 @@ export function importBeacons(system: System, file: string, options: ImportOptio
  * follower (a running `loc serve` included) on its next read.
  */
 function importCsv<T>(system: System, kind: Kind<T>, file: string, options: ImportOptions): Promise<ImportSummary> {
-  statSync(file)
   return exclusive(system.store, async () => {
     const stage = new Stage(system.store, kind.spec(options.source !== undefined), options.live)
     const summary: ImportSummary = {rows: 0, failed: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, written: false, failures: []}
@@ -109,7 +107,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
     const seen = new Map<string, number>()
     try {
       let header: Header | undefined
-      for await (const {row, cells} of readCsv(file)) {
+      for await (const {row, cells, bytes} of readCsv(file)) {
         if (!header) {
           const read = readHeader(kind.format, cells)
           if (Array.isArray(read)) {
@@ -121,7 +119,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
           continue
         }
         summary.rows++
-        if (summary.rows % 1000 === 0) options.progress?.(summary.rows)
+        if (summary.rows % 1000 === 0) options.progress?.(summary.rows, bytes)
         const parsed = rowInput(kind.schema, header, row, cells)
         if ('failures' in parsed) {
           fail(parsed.failures)
@@ -149,7 +147,6 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
         summary.failures = [{row: 1, reason: 'the file is empty: the first row must be the header'}]
         return summary
       }
-      options.progress?.(summary.rows)
       if (summary.failed > 0 && !options.partial) return summary
       const dryRun = options.dryRun ?? false
       const pruneSource = options.source?.prune ? options.source.id : undefined
