@@ -5,6 +5,7 @@ import {createLogger, type Logger} from './log.js'
 import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
 import {openStore, type Store} from './store/db.js'
+import {startSyncScheduler} from './sync/scheduler.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
 export interface System {
@@ -51,15 +52,16 @@ export interface Serving {
   stop(): Promise<void>
 }
 
-/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs. */
+/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs and scheduled geofence syncs. */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
+  const syncs = options.jobs === false ? undefined : startSyncScheduler(system)
   return {
     server,
     jobs,
     async stop() {
-      await Promise.all([server.close(), jobs.stop()])
+      await Promise.all([server.close(), jobs.stop(), syncs?.stop()])
     },
   }
 }

@@ -4,7 +4,10 @@ import {type BeaconInput, columns as beaconColumns} from '../beacons/store.js'
 import {type GeofenceInput, geofenceInputSchemaFor} from '../geofences/input.js'
 import {contentColumns} from '../geofences/store.js'
 import {newId} from '../store/ids.js'
-import type {System} from '../system.js'
+import type {System as FullSystem} from '../system.js'
+
+/** What imports and syncs use of the running system (API handlers have all but `close`). */
+export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones'>
 import {CsvUnreadable, readCsv, type RowFailure} from './csv.js'
 import {type CsvFormat, type Header, readHeader, rowInput} from './header.js'
 import {exclusive, type MergeCounts, Stage, type StageSpec} from './stage.js'
