@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {CompiledQuery} from 'kysely'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
@@ -34,12 +35,14 @@ export class Stage {
   private readonly insertSql: string
 
   constructor(private readonly store: Store, private readonly spec: StageSpec, private readonly live: boolean) {
-    this.name = `temp.import_${spec.table}`
+    // one table per column set (a sync stages `sync_source`, a file import does not)
+    const table = `import_${spec.table}_${createHash('sha1').update(spec.columns.join()).digest('hex').slice(0, 8)}`
+    this.name = `temp.${table}`
     const columns = ['id', 'live', ...spec.columns]
     this.insertSql = `INSERT INTO ${this.name} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`
     write(store, (tx) => {
-      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS import_${spec.table} (id, live, ${spec.columns.join(', ')}, existing, changed DEFAULT 1, stamp)`))
-      tx.run(CompiledQuery.raw(`CREATE INDEX IF NOT EXISTS temp.import_${spec.table}_key ON import_${spec.table} (tag, external_id)`))
+      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (id, live, ${spec.columns.join(', ')}, existing, changed DEFAULT 1, stamp)`))
+      tx.run(CompiledQuery.raw(`CREATE INDEX IF NOT EXISTS temp.${table}_key ON ${table} (tag, external_id)`))
       tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`))
     })
   }

@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import path from 'node:path'
@@ -7,7 +7,9 @@ import S3rver from 's3rver'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Change} from '../../src/store/changes.js'
 import {isPrivateAddress} from '../../src/sync/download.js'
+import {importGeofences} from '../../src/sync/import.js'
 import {runSync} from '../../src/sync/run.js'
+import {startSyncScheduler} from '../../src/sync/scheduler.js'
 import {addSyncSource, type SyncSource, syncSource} from '../../src/sync/sources.js'
 import {startTestServer, tempDir, type TestServer} from '../helpers.js'
 
@@ -84,6 +86,9 @@ const fresh = (source: SyncSource) => syncSource(server.store, source.id)!
 describe('geofence sync from a URL', () => {
   it('imports, then skips an unchanged file, updates a changed one, and prunes only with --prune', async () => {
     files['stores.csv'] = FILE_3
+    // a file import first: its stage (no sync_source column) and the sync's must not clash
+    writeFileSync(path.join(server.dataDir, 'manual.csv'), HEADER.replace('sync', 'manual') + row(9).replace(',sync,', ',manual,'))
+    expect(await importGeofences(server.system, path.join(server.dataDir, 'manual.csv'), {live: false})).toMatchObject({created: 1})
     const source = add({url: `${base}/stores.csv`})
     const first = await runSync(server.system, source, 'cli')
     expect(first).toMatchObject({status: 'succeeded', created: 3, updated: 0, failed: 0, error: null})
@@ -144,6 +149,10 @@ describe('geofence sync from a URL', () => {
     const run = await runSync(server.system, source, 'cli')
     expect(run.status).toBe('succeeded')
     expect(authorizations).toEqual([TOKEN])
+    process.env.LOC_TEST_SYNC_TOKEN = 'Bearer wrong-4f9c1e7a'
+    const refused = await runSync(server.system, add({url: `${base}/private.csv`, credentials: 'web'}), 'cli')
+    process.env.LOC_TEST_SYNC_TOKEN = TOKEN
+    expect(refused).toMatchObject({status: 'failed', error: `HTTP 401 from ${base}/private.csv`})
     const job = await server.call('GET', `/v1/jobs/${run.id}`, {key: server.keys.testSk})
     expect(JSON.stringify(job.body)).not.toContain('tok-4f9c1e7a')
     server.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
@@ -165,6 +174,25 @@ describe('geofence sync from S3', () => {
     expect(skipped.duration_ms).toBeLessThan(1000)
     const missing = await runSync(server.system, add({s3: 's3://geofence-files/none.csv', endpoint, credentials: 'minio'}), 'cli')
     expect(missing).toMatchObject({status: 'failed', error: 'S3 NoSuchKey (HTTP 404) for s3://geofence-files/none.csv'})
+  })
+})
+
+describe('the scheduler loc serve runs', () => {
+  it('runs each source on its cron schedule and records the run', async () => {
+    files['cron.csv'] = HEADER.replace('sync', 'cron') + row(51).replace(',sync,', ',cron,')
+    const source = add({url: `${base}/cron.csv`, schedule: '* * * * * *'})
+    const scheduler = startSyncScheduler(server.system)
+    try {
+      let runs: Array<{trigger: string; status: string}> = []
+      for (let i = 0; i < 60 && !runs.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        runs = server.store.sqlite.prepare("SELECT trigger, status FROM sync_runs WHERE source_id = ? AND status != 'running'").all(source.id) as typeof runs
+      }
+      expect(runs[0]).toEqual({trigger: 'schedule', status: 'succeeded'})
+      expect(tagged('cron')).toEqual(['51'])
+    } finally {
+      await scheduler.stop()
+    }
   })
 })
 
