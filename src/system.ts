@@ -8,6 +8,7 @@ import {type MapData, openMapData} from './map/index.js'
 import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
 import {openStore, type Store} from './store/db.js'
+import {startSyncScheduler} from './sync/scheduler.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
 export interface System {
@@ -57,15 +58,16 @@ export interface Serving {
   stop(): Promise<void>
 }
 
-/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs. */
+/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs and scheduled geofence syncs. */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
+  const syncs = options.jobs === false ? undefined : startSyncScheduler(system)
   return {
     server,
     jobs,
     async stop() {
-      await Promise.all([server.close(), jobs.stop()])
+      await Promise.all([server.close(), jobs.stop(), syncs?.stop()])
     },
   }
 }

@@ -28,7 +28,7 @@ export type Written = {row: BeaconRow; created: boolean}
 
 const env = (live: boolean) => (live ? 1 : 0)
 
-function columns(input: BeaconInput) {
+export function columns(input: BeaconInput) {
   const ibeacon = input.type === 'ibeacon'
   return {
     description: input.description,

@@ -38,6 +38,21 @@ const configSchema = z.object({
   }),
   cors: z.object({origins: z.array(z.string())}),
   rateLimits,
+  sync: z.object({
+    /** Cron expression for syncs added without `--schedule` (default nightly, 03:00). */
+    schedule: z.string().min(1),
+    timeoutMs: z.number().int().positive(),
+    maxBytes: z.number().int().positive(),
+    /** Allow URL sources on loopback and private addresses (tests, intranets). */
+    allowPrivateUrls: z.boolean(),
+    /** Named credential profiles for sync sources; a value `env:NAME` is read from that variable. */
+    credentials: z.record(z.string(), z.object({
+      accessKeyId: z.string().optional(),
+      secretAccessKey: z.string().optional(),
+      sessionToken: z.string().optional(),
+      authorization: z.string().optional(),
+    })),
+  }),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -15,7 +15,7 @@ export type GeofenceRef = {id: string} | {tag: string; externalId: string}
 
 
 /** The columns an upsert writes: everything but `id`, `live` and `created_at`. */
-function contentColumns(input: GeofenceInput, updatedAt: string) {
+export function contentColumns(input: GeofenceInput, updatedAt: string) {
   const {shape} = input
   return {
     tag: input.tag ?? null,

@@ -75,6 +75,8 @@ export interface GeofenceTable {
   max_lat: number
   created_at: string
   updated_at: string
+  /** The sync source that last wrote it (migration 006); `--prune` deletes only its own. */
+  sync_source: string | null
 }
 
 export interface BeaconTable {
@@ -223,4 +225,45 @@ export interface Database {
   changes: ChangeTable
   webhooks: WebhookTable
   webhook_outbox: WebhookOutboxTable
+  sync_sources: SyncSourceTable
+  sync_runs: SyncRunTable
+}
+
+/** A geofence CSV source synced on a schedule (migration 006). No secrets: `credentials` names a config profile. */
+export interface SyncSourceTable {
+  id: string
+  live: number
+  kind: 'url' | 's3'
+  /** `https://…` or `s3://bucket/key`. */
+  url: string
+  region: string | null
+  endpoint: string | null
+  credentials: string | null
+  schedule: string
+  prune: number
+  /** Of the last file imported: a download with the same ETag or SHA-256 is skipped. */
+  etag: string | null
+  hash: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface SyncRunTable {
+  id: string
+  source_id: string
+  live: number
+  trigger: 'schedule' | 'cli' | 'api'
+  status: 'running' | 'succeeded' | 'skipped' | 'failed'
+  created: number
+  updated: number
+  unchanged: number
+  deleted: number
+  failed: number
+  error: string | null
+  etag: string | null
+  hash: string | null
+  bytes: number | null
+  started_at: string
+  finished_at: string | null
+  duration_ms: number | null
 }

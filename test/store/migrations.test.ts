@@ -19,7 +19,7 @@ describe('migrations', () => {
     dirs.push(dir)
     const store = await openStore(dir)
     const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT LIKE 'sqlite%' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'events', 'geofence_metadata', 'geofence_presence', 'geofences', 'settings', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
+    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'events', 'geofence_metadata', 'geofence_presence', 'geofences', 'settings', 'sync_runs', 'sync_sources', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
     for (const table of ['users', 'geofences', 'beacons', 'trips', 'events', 'settings', 'api_keys']) {
       const columns = store.sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all()
       expect(columns, table).toContain('live')

@@ -4,6 +4,7 @@ import {configRoutes} from './config.js'
 import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
 import {settingsRoutes} from './settings.js'
+import {syncRoutes} from './sync.js'
 import {tripsRoutes} from './trips.js'
 import {usersRoutes} from './users.js'
 
@@ -11,6 +12,7 @@ import {usersRoutes} from './users.js'
 export const routeGroups: Array<(api: Api) => void> = [
   configRoutes,
   settingsRoutes,
+  syncRoutes,
   geofencesRoutes,
   beaconsRoutes,
   usersRoutes,

@@ -1,0 +1,52 @@
+import {existsSync, statSync} from 'node:fs'
+import {Args, Flags} from '@oclif/core'
+import {refuse} from '../errors.js'
+import type {ImportOptions, ImportSummary} from '../sync/import.js'
+import type {System} from '../system.js'
+import {BaseCommand} from './base.js'
+import {startProgress} from './progress.js'
+
+/** `loc geofences import` and `loc beacons import`: the same flags, progress bar and summary. */
+export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvCommand> {
+  static args = {file: Args.string({description: 'CSV file (UTF-8, header row first)', required: true})}
+  static flags = {
+    env: Flags.string({description: 'environment to import into', options: ['test', 'live'], required: true}),
+    'dry-run': Flags.boolean({description: 'validate and count what would change; write nothing'}),
+    partial: Flags.boolean({description: 'import the valid rows and list the others (default: any bad row imports nothing)'}),
+  }
+
+  protected abstract readonly noun: string
+  protected abstract importer(system: System, file: string, options: ImportOptions): Promise<ImportSummary>
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(this.ctor)
+    const file = args.file as string
+    if (!existsSync(file) || !statSync(file).isFile()) throw refuse.invalid('file', `must be a readable CSV file (${file} is not a file)`)
+    const system = await this.system()
+    const size = statSync(file).size
+    const progress = startProgress(`${this.noun} rows`, size, '{bar} {percentage}% | {rows} {label}')
+    let summary: ImportSummary
+    try {
+      summary = await this.importer(system, file, {
+        live: this.flags.env === 'live',
+        partial: this.flags.partial,
+        dryRun: this.flags['dry-run'],
+        progress: (rows, bytes) => progress.update(bytes, {rows}),
+      })
+      progress.update(size, {rows: summary.rows})
+    } finally {
+      progress.stop()
+    }
+    for (const f of summary.failures) this.log(`row ${f.row}${f.column ? `, ${f.column}` : ''}: ${f.reason}`)
+    if (summary.failed > summary.failures.length) this.log(`… and ${summary.failed - summary.failures.length} more failed rows`)
+    this.log(summaryLine(this.noun, this.flags.env, summary, this.flags['dry-run']))
+    if (summary.failed > 0 && !summary.written && !this.flags['dry-run'] && !this.flags.partial) this.exit(2)
+  }
+}
+
+export function summaryLine(noun: string, env: string, s: ImportSummary, dryRun: boolean): string {
+  const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged${s.deleted ? `, ${s.deleted} deleted` : ''}, ${s.failed} failed`
+  if (dryRun) return `dry run (${env}), nothing written: ${counts} of ${s.rows} rows`
+  if (!s.written) return `nothing imported (${env}): ${s.failed} of ${s.rows} rows failed; fix them or use --partial to import the valid rows`
+  return `${noun} imported (${env}): ${counts} of ${s.rows} rows`
+}

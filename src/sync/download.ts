@@ -1,0 +1,135 @@
+import {createHash} from 'node:crypto'
+import {lookup} from 'node:dns/promises'
+import {createWriteStream} from 'node:fs'
+import {BlockList, isIP} from 'node:net'
+import {Readable, Transform} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
+import type {Config} from '../config/index.js'
+import {s3Location} from './input.js'
+import {displayUrl, type SyncSource} from './sources.js'
+
+/** A file fetched to disk, or word that the source has not changed since `etag`. */
+export type Fetched = {notModified: true} | {notModified: false; bytes: number; hash: string; etag: string | null}
+
+/** Why a download failed, in words for the run record (never a credential). */
+export class DownloadFailed extends Error {}
+
+const PRIVATE = new BlockList()
+for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) {
+  PRIVATE.addSubnet(net, bits, 'ipv4')
+}
+for (const [net, bits] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6')
+
+/** Loopback, private, link-local, carrier-grade NAT, multicast and unspecified addresses (IPv4-mapped IPv6 too). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped) return PRIVATE.check(mapped[1], 'ipv4')
+  return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+}
+
+async function refusePrivate(url: URL, config: Config): Promise<void> {
+  if (config.sync.allowPrivateUrls) return
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const addresses = isIP(host) ? [host] : (await lookup(host, {all: true}).catch(() => {
+    throw new DownloadFailed(`cannot resolve ${host}`)
+  })).map((a) => a.address)
+  if (addresses.some(isPrivateAddress)) {
+    throw new DownloadFailed(`${host} is a private or loopback address; set sync.allowPrivateUrls in the config to allow it`)
+  }
+}
+
+/** A profile's value; `env:NAME` reads the variable NAME. */
+function secret(value: string | undefined): string | undefined {
+  if (value === undefined || !value.startsWith('env:')) return value
+  return process.env[value.slice(4)]
+}
+
+/**
+ * Downloads a source to `file`, hashing as it streams (SHA-256). Refuses what would import a partial
+ * file: an HTTP error, a timeout (`sync.timeoutMs` for the whole download), a body shorter than its
+ * Content-Length, more than `sync.maxBytes`. `etag` asks the server for "not modified".
+ */
+export async function download(source: SyncSource, config: Config, file: string, etag: string | null): Promise<Fetched> {
+  const signal = AbortSignal.timeout(config.sync.timeoutMs)
+  const profile = source.credentials ? config.sync.credentials[source.credentials] : undefined
+  if (source.credentials && !profile) throw new DownloadFailed(`credentials profile "${source.credentials}" is not in the config (sync.credentials)`)
+  try {
+    return source.kind === 's3' ? await fromS3(source, config, file, etag, signal, profile) : await fromUrl(source, config, file, etag, signal, profile)
+  } catch (error) {
+    if (error instanceof DownloadFailed) throw error
+    if (signal.aborted) throw new DownloadFailed(`timed out after ${config.sync.timeoutMs} ms`)
+    throw new DownloadFailed(`download failed: ${(error as Error).message}`)
+  }
+}
+
+type Profile = Config['sync']['credentials'][string] | undefined
+
+async function fromUrl(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, profile: Profile): Promise<Fetched> {
+  const headers: Record<string, string> = {}
+  const authorization = secret(profile?.authorization)
+  if (authorization) headers.authorization = authorization
+  if (etag) headers['if-none-match'] = etag
+  let url = new URL(source.url)
+  for (let hops = 0; ; hops++) {
+    await refusePrivate(url, config)
+    const response = await fetch(url, {headers, signal, redirect: 'manual'})
+    if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.headers.get('location')) {
+      await response.body?.cancel()
+      if (hops >= 5) throw new DownloadFailed('too many redirects')
+      url = new URL(response.headers.get('location')!, url)
+      continue
+    }
+    if (response.status === 304) return {notModified: true}
+    if (!response.ok || !response.body) {
+      await response.body?.cancel()
+      throw new DownloadFailed(`HTTP ${response.status} from ${displayUrl(url.href)}`)
+    }
+    const length = response.headers.get('content-length')
+    const saved = await save(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), file, config.sync.maxBytes, length === null ? undefined : Number(length))
+    return {notModified: false, ...saved, etag: response.headers.get('etag')}
+  }
+}
+
+async function fromS3(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, profile: Profile): Promise<Fetched> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+  const {S3Client, GetObjectCommand} = await import('@aws-sdk/client-s3')
+  const {bucket, key} = s3Location(source.url)!
+  const accessKeyId = secret(profile?.accessKeyId)
+  const secretAccessKey = secret(profile?.secretAccessKey)
+  const client = new S3Client({
+    region: source.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(source.endpoint ? {endpoint: source.endpoint, forcePathStyle: true} : {}),
+    ...(accessKeyId && secretAccessKey ? {credentials: {accessKeyId, secretAccessKey, sessionToken: secret(profile?.sessionToken)}} : {}),
+    maxAttempts: 2,
+  })
+  try {
+    const object = await client.send(new GetObjectCommand({Bucket: bucket, Key: key, ...(etag ? {IfNoneMatch: etag} : {})}), {abortSignal: signal})
+    const saved = await save(object.Body as Readable, file, config.sync.maxBytes, object.ContentLength)
+    return {notModified: false, ...saved, etag: object.ETag ?? null}
+  } catch (error) {
+    const e = error as {name?: string; $metadata?: {httpStatusCode?: number}}
+    if (e.$metadata?.httpStatusCode === 304) return {notModified: true}
+    if (e.$metadata?.httpStatusCode) throw new DownloadFailed(`S3 ${e.name ?? 'error'} (HTTP ${e.$metadata.httpStatusCode}) for ${source.url}`)
+    throw error
+  } finally {
+    client.destroy()
+  }
+}
+
+async function save(body: Readable, file: string, maxBytes: number, expected: number | undefined): Promise<{bytes: number; hash: string}> {
+  const hash = createHash('sha256')
+  let bytes = 0
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length
+      if (bytes > maxBytes) return done(new DownloadFailed(`larger than sync.maxBytes (${maxBytes} bytes)`))
+      hash.update(chunk)
+      done(null, chunk)
+    },
+  })
+  await pipeline(body, meter, createWriteStream(file))
+  if (expected !== undefined && Number.isFinite(expected) && bytes !== expected) {
+    throw new DownloadFailed(`truncated: received ${bytes} of ${expected} bytes`)
+  }
+  return {bytes, hash: hash.digest('hex')}
+}

@@ -1,0 +1,97 @@
+import {mkdirSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import type {Store} from '../store/db.js'
+import {newId, nowIso} from '../store/ids.js'
+import {write} from '../store/write.js'
+import type {System} from './import.js'
+import {download, DownloadFailed} from './download.js'
+import {importGeofences} from './import.js'
+import {displayUrl, type SyncRun, syncRun, syncSource, type SyncSource} from './sources.js'
+
+export type Trigger = SyncRun['trigger']
+
+/** Runs in progress per store and source: a second start of a running source joins it. */
+const running = new WeakMap<Store, Map<string, {run: SyncRun; done: Promise<SyncRun>}>>()
+
+/**
+ * Starts a sync of `source` now and returns its run (status `running`) at once; `done` settles
+ * with the finished run. Every run is recorded in `sync_runs` whatever happens.
+ */
+export function startSync(system: System, source: SyncSource, trigger: Trigger): {run: SyncRun; done: Promise<SyncRun>} {
+  let bySource = running.get(system.store)
+  if (!bySource) running.set(system.store, (bySource = new Map()))
+  const current = bySource.get(source.id)
+  if (current) return current
+  const run: SyncRun = {
+    id: newId(), source_id: source.id, live: source.live, trigger, status: 'running',
+    created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, error: null, etag: null, hash: null, bytes: null,
+    started_at: nowIso(), finished_at: null, duration_ms: null,
+  }
+  write(system.store, (tx) => tx.run(system.store.db.insertInto('sync_runs').values(run)))
+  const map = bySource
+  const done = perform(system, source, run).finally(() => map.delete(source.id))
+  const entry = {run, done}
+  map.set(source.id, entry)
+  return entry
+}
+
+/** Runs a sync to its end (the CLI's `sync run` and the scheduler). */
+export function runSync(system: System, source: SyncSource, trigger: Trigger): Promise<SyncRun> {
+  return startSync(system, source, trigger).done
+}
+
+/**
+ * Download → unchanged? skip → import all-or-nothing (a file with any bad row changes nothing) →
+ * record. The downloaded file lives in `<dataDir>/tmp` only for the run.
+ */
+async function perform(system: System, source: SyncSource, run: SyncRun): Promise<SyncRun> {
+  const {store, config, log} = system
+  const started = performance.now()
+  const dir = path.join(config.dataDir, 'tmp')
+  mkdirSync(dir, {recursive: true})
+  const file = path.join(dir, `sync-${run.id}.csv`)
+  const result: Partial<SyncRun> = {}
+  const sourceUpdate: Partial<SyncSource> = {}
+  try {
+    const fetched = await download(source, config, file, source.etag)
+    if (fetched.notModified) {
+      Object.assign(result, {status: 'skipped', error: null, etag: source.etag})
+    } else if (fetched.hash === source.hash) {
+      Object.assign(result, {status: 'skipped', etag: fetched.etag, hash: fetched.hash, bytes: fetched.bytes})
+      sourceUpdate.etag = fetched.etag
+    } else {
+      Object.assign(result, {etag: fetched.etag, hash: fetched.hash, bytes: fetched.bytes})
+      const latest = syncSource(store, source.id) ?? source
+      const summary = await importGeofences(system, file, {live: source.live === 1, source: {id: source.id, prune: latest.prune === 1}})
+      const counts = {created: summary.created, updated: summary.updated, unchanged: summary.unchanged, deleted: summary.deleted, failed: summary.failed}
+      if (summary.written) {
+        Object.assign(result, counts, {status: 'succeeded'})
+        Object.assign(sourceUpdate, {etag: fetched.etag, hash: fetched.hash})
+      } else {
+        const shown = summary.failures.slice(0, 5).map((f) => `row ${f.row}${f.column ? `, ${f.column}` : ''}: ${f.reason}`)
+        const more = summary.failed > shown.length ? `; and ${summary.failed - shown.length} more` : ''
+        Object.assign(result, counts, {status: 'failed', error: `invalid CSV, nothing changed (${summary.failed} of ${summary.rows} rows failed): ${shown.join('; ')}${more}`})
+      }
+    }
+  } catch (error) {
+    result.status = 'failed'
+    result.error = error instanceof DownloadFailed ? error.message : `internal error: ${(error as Error).message}`
+    if (!(error instanceof DownloadFailed)) log.error({err: error, sourceId: source.id}, 'sync failed')
+  } finally {
+    rmSync(file, {force: true})
+  }
+  const finished = {...result, finished_at: nowIso(), duration_ms: Math.round(performance.now() - started)}
+  write(store, (tx) => {
+    tx.run(store.db.updateTable('sync_runs').set(finished).where('id', '=', run.id))
+    if (Object.keys(sourceUpdate).length) tx.run(store.db.updateTable('sync_sources').set({...sourceUpdate, updated_at: nowIso()}).where('id', '=', source.id))
+  })
+  const recorded = syncRun(store, run.id)!
+  log.info({sourceId: source.id, url: displayUrl(source.url), runId: run.id, status: recorded.status, created: recorded.created, updated: recorded.updated,
+    deleted: recorded.deleted, failed: recorded.failed, durationMs: recorded.duration_ms, error: recorded.error ?? undefined}, 'geofence sync')
+  return recorded
+}
+
+/** Waits for every sync running on this store (shutdown). */
+export async function syncsSettled(store: Store): Promise<void> {
+  await Promise.all([...(running.get(store)?.values() ?? [])].map((r) => r.done.catch(() => undefined)))
+}

@@ -1,0 +1,85 @@
+import {execFile} from 'node:child_process'
+import {rmSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import path from 'node:path'
+import {promisify} from 'node:util'
+import Database from 'better-sqlite3'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {spawnServe, tempDir} from '../helpers.js'
+
+const run = promisify(execFile)
+const BIN = path.resolve('bin/run.js')
+const SECRET = 'Bearer cli-secret-83b1d2-never-shown'
+let dataDir: string
+let http: Server
+let base: string
+
+async function loc(args: string[], env: Record<string, string> = {}): Promise<{code: number; stdout: string; stderr: string}> {
+  try {
+    const {stdout, stderr} = await run('node', [BIN, ...args], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent', ...env}})
+    return {code: 0, stdout, stderr}
+  } catch (error) {
+    const e = error as {code: number; stdout: string; stderr: string}
+    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
+  }
+}
+
+beforeAll(async () => {
+  dataDir = tempDir('loc-cli-sync-')
+  http = createServer((req, res) => {
+    if (req.headers.authorization !== SECRET) return res.writeHead(401).end()
+    res.writeHead(200, {'content-type': 'text/csv'}).end('description,type,tag,externalId,coordinates,radius\nDepot,circle,depot,d1,"[7.42,43.73]",80\n')
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  await new Promise((resolve) => http.close(resolve))
+  rmSync(dataDir, {recursive: true, force: true})
+})
+
+describe('loc geofences import / sync', () => {
+  it('a running loc serve sees an import at once; a bad file changes nothing and lists its rows', async () => {
+    const key = (await loc(['keys', 'create', '--type', 'secret', '--env', 'test'])).stdout.trim()
+    const server = await spawnServe([], {LOC_DATA_DIR: dataDir})
+    const venues = async () => (await (await fetch(`${server.url}/v1/geofences?tag=venue`, {headers: {authorization: key}})).json()).geofences.length
+    try {
+      expect(await venues()).toBe(0)
+      const imported = await loc(['geofences', 'import', 'docs/examples/geofences.csv', '--env', 'test'])
+      expect(imported).toMatchObject({code: 0, stdout: 'geofences imported (test): 4 created, 0 updated, 0 unchanged, 0 failed of 4 rows\n'})
+      expect(await venues()).toBe(4)
+
+      const bad = path.join(dataDir, 'bad.csv')
+      writeFileSync(bad, 'description,type,tag,externalId,coordinates,radius\r\nA,circle,venue,new,"[7.42,43.73]",50\r\nB,circle,venue,casino,"[7.42,43.73]",5\r\n')
+      const refused = await loc(['geofences', 'import', bad, '--env', 'test'])
+      expect(refused.code).toBe(2)
+      expect(refused.stdout).toBe('row 3, radius: range 10 to 10000 (meters)\n' +
+        'nothing imported (test): 1 of 2 rows failed; fix them or use --partial to import the valid rows\n')
+      expect(await venues()).toBe(4)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  }, 120_000)
+
+  it('sync add|run|list|remove with a credentials profile that never appears in output, logs or the database', async () => {
+    const config = path.join(dataDir, 'sync.json')
+    writeFileSync(config, JSON.stringify({sync: {allowPrivateUrls: true, credentials: {depot: {authorization: 'env:DEPOT_TOKEN'}}}}))
+    const env = {DEPOT_TOKEN: SECRET, LOC_LOG_LEVEL: 'debug'}
+    const added = await loc(['geofences', 'sync', 'add', '--url', `${base}/depots.csv`, '--credentials', 'depot', '--env', 'test', '--config', config], env)
+    expect(added.code).toBe(0)
+    const id = added.stdout.trim()
+    const ran = await loc(['geofences', 'sync', 'run', id, '--config', config], env)
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toMatch(/cli {6}succeeded 1 created, 0 updated, 0 unchanged, 0 deleted, 0 failed in \d+\.\d s/)
+    const list = await loc(['geofences', 'sync', 'list', '--config', config], env)
+    expect(list.stdout).toContain(`${id}  ${base}/depots.csv  test, schedule "0 3 * * *", credentials depot`)
+    for (const out of [added, ran, list]) expect(out.stdout + out.stderr).not.toContain('83b1d2')
+    const db = new Database(path.join(dataDir, 'loc.db'), {readonly: true})
+    const dump = JSON.stringify([db.prepare('SELECT * FROM sync_sources').all(), db.prepare('SELECT * FROM sync_runs').all()])
+    db.close()
+    expect(dump).toContain('depot')
+    expect(dump).not.toContain('83b1d2')
+    expect((await loc(['geofences', 'sync', 'remove', id])).stdout).toBe(`removed sync source ${id} (its geofences are kept)\n`)
+  }, 120_000)
+})
