@@ -4,6 +4,7 @@ import {configRoutes} from './config.js'
 import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
 import {settingsRoutes} from './settings.js'
+import {trackRoutes} from './track.js'
 import {tripsRoutes} from './trips.js'
 import {usersRoutes} from './users.js'
 
@@ -16,4 +17,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   usersRoutes,
   tripsRoutes,
   eventsRoutes,
+  trackRoutes,
 ]

@@ -1,0 +1,170 @@
+import {eventJson} from '../events/json.js'
+import {type NewEvent, recordEvents} from '../events/recorder.js'
+import {getSettings, type Settings} from '../project/settings.js'
+import {countryAt, type Region} from '../regions/index.js'
+import type {Store} from '../store/db.js'
+import {newId} from '../store/ids.js'
+import {type Tx, writeGrouped} from '../store/write.js'
+import {tripJson} from '../trips/json.js'
+import {ACTIVE_STATUSES} from '../trips/status.js'
+import {type UserRow, userJson} from '../users/json.js'
+import {rangedBeacons} from './beacons.js'
+import {fraudOf} from './fraud.js'
+import type {TrackInput} from './input.js'
+import {type Fix, movePresence, operatingField} from './presence.js'
+import {type EtaSource, moveTrip, tripEvents} from './trips.js'
+
+/** What a track needs of the running system. */
+export interface TrackDeps {
+  store: Store
+  /** Trip ETAs from the routing engine where it answers; straight line otherwise. */
+  routing?: EtaSource
+}
+
+export interface TrackResult {
+  events: Array<Record<string, unknown>>
+  user: Record<string, unknown>
+}
+
+/**
+ * `POST /v1/track`: one fix of one device. Everything — the user, presence, trip, events and their
+ * webhook deliveries — is decided and written inside one group-committed transaction that reads
+ * the state it moves, so tracks of one device never interleave (across workers and processes the
+ * store's write lock orders them) and the answer comes only after the commit.
+ */
+export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: string): Promise<TrackResult> {
+  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()))
+}
+
+const env = (live: boolean) => (live ? 1 : 0)
+
+/** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
+function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
+  const {db} = tx.store
+  const newest = (column: 'user_id' | 'device_id', value: string, loggedOut = false) => {
+    let q = db.selectFrom('users').selectAll().where('live', '=', env(live)).where(column, '=', value)
+    if (loggedOut) q = q.where('user_id', 'is', null)
+    return tx.get(q.orderBy('updated_at', 'desc').limit(1))
+  }
+  if (input.userId) return newest('user_id', input.userId) ?? newest('device_id', input.deviceId, true)
+  return newest('device_id', input.deviceId)
+}
+
+export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInput, ip: string, now: Date): TrackResult {
+  const {db} = tx.store
+  const settings = getSettings(tx.store, live)
+  const before = findTracked(tx, live, input)
+  const context = (before?.context ? JSON.parse(before.context) : {}) as Record<string, unknown>
+  // DECISIONS: an `updatedAt` absent or older than the last update is server time; one from the future is now
+  let at = now
+  if (input.updatedAt) {
+    const given = new Date(input.updatedAt)
+    if ((!before || input.updatedAt > before.updated_at) && given <= now) at = given
+  }
+  const atIso = at.toISOString()
+  const accuracy = input.accuracy ?? 0
+  const lng = input.longitude, lat = input.latitude
+
+  const fraud = settings['fraud.enabled']
+    ? fraudOf({
+        mocked: input.mocked ?? false, compromised: input.compromised ?? false, sharing: input.sharing ?? false,
+        accuracy, ip, lng, lat, at,
+        previous: before && before.lng !== null && before.lat !== null ? {lng: before.lng, lat: before.lat, at: new Date(before.updated_at)} : undefined,
+        before: context.fraud as Record<string, unknown> | undefined,
+      }, settings)
+    : undefined
+  const generate = !fraud?.blocked
+
+  const row: UserRow = {
+    id: before?.id ?? newId(),
+    live: env(live),
+    user_id: input.userId ?? before?.user_id ?? null,
+    device_id: input.deviceId,
+    install_id: input.installId ?? before?.install_id ?? null,
+    description: input.description === undefined ? (before?.description ?? null) : input.description,
+    metadata: input.metadata === undefined ? (before?.metadata ?? null) : input.metadata ? JSON.stringify(input.metadata) : null,
+    lng, lat,
+    location_accuracy: input.accuracy ?? null,
+    foreground: input.foreground ? 1 : 0,
+    stopped: input.stopped ? 1 : 0,
+    device_type: input.deviceType ?? before?.device_type ?? null,
+    device_os: input.deviceOS ?? before?.device_os ?? null,
+    device_make: input.deviceMake ?? before?.device_make ?? null,
+    device_model: input.deviceModel ?? before?.device_model ?? null,
+    ip,
+    context: null,
+    created_at: before?.created_at ?? atIso,
+    updated_at: atIso,
+  }
+  if (before) tx.run(db.updateTable('users').set(row).where('id', '=', row.id))
+  else tx.run(db.insertInto('users').values(row))
+
+  const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
+  const {transitions, inside} = movePresence(tx, live, row.id, fix, settings, generate)
+
+  const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: []}
+  const regionEvents: Array<{type: string; region: Region}> = []
+  if (settings['regions.enabled']) {
+    const country = countryAt(lng, lat)
+    if (country) next.country = {code: country.code, name: country.name, flag: country.flag}
+    const was = context.country as {code: string; name: string} | undefined
+    if (was?.code !== country?.code) {
+      if (was) regionEvents.push({type: 'user.exited_region_country', region: {type: 'country', code: was.code, name: was.name}})
+      if (country) regionEvents.push({type: 'user.entered_region_country', region: country})
+    }
+  }
+  const beaconEvents: Array<{type: string; beacon: Record<string, unknown>}> = []
+  if (settings['beacons.enabled'] && input.beacons) {
+    const ranged = rangedBeacons(tx, live, input.beacons)
+    const was = (context.beacons as Array<Record<string, unknown>> | undefined) ?? []
+    const ids = new Set(ranged.map((b) => b._id))
+    const wasIds = new Set(was.map((b) => b._id))
+    for (const b of was) if (!ids.has(b._id)) beaconEvents.push({type: 'user.exited_beacon', beacon: b})
+    for (const b of ranged) if (!wasIds.has(b._id)) beaconEvents.push({type: 'user.entered_beacon', beacon: b})
+    next.beacons = ranged
+  } else if (settings['beacons.enabled']) {
+    next.beacons = context.beacons ?? []
+  }
+  if (fraud) next.fraud = fraud
+  if (!generate) {
+    // a blocked user's state stays as it was: only location and the fraud verdict change
+    for (const key of ['country', 'beacons']) if (key in context) next[key] = context[key]
+    regionEvents.length = 0
+    beaconEvents.length = 0
+  }
+  row.context = JSON.stringify(next)
+  tx.run(db.updateTable('users').set({context: row.context}).where('id', '=', row.id))
+
+  const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
+  const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : []
+
+  const userBody = userJson(row)
+  const trip = activeTrip(tx, row.id)
+  if (trip) {
+    const {user: _u, userId: _id, ...json} = tripJson(trip, row)
+    userBody.trip = json
+  }
+  const location = {type: 'Point', coordinates: [lng, lat]}
+  const base = (type: string, body: Record<string, unknown>): NewEvent => ({
+    type, userRef: row.id, userId: row.user_id, createdAt: atIso,
+    body: {user: userBody, location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body},
+  })
+  const events: NewEvent[] = generate ? [
+    ...transitions.map((t) => base(t.type, {
+      geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
+    })),
+    ...tripEvents(tripMoves, row, userBody, atIso).map((e) => base(e.type, e.body)),
+    ...regionEvents.map((e) => base(e.type, {region: e.region})),
+    ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
+  ] : []
+  const rows = recordEvents(tx, live, events)
+  return {events: rows.map(eventJson), user: userBody}
+}
+
+function activeTrip(tx: Tx, userRef: string) {
+  const {db} = tx.store
+  return tx.get(db.selectFrom('trips').selectAll().where('user_ref', '=', userRef)
+    .where('status', 'in', ACTIVE_STATUSES).orderBy('updated_at', 'desc').limit(1))
+}
+
+export type {Settings}
