@@ -32,6 +32,8 @@ export function summary(event: any): string {
   const parts: string[] = [event.type]
   if (event.geofence) parts.push(`${event.geofence.tag}/${event.geofence.externalId}`)
   if (event.trip) parts.push(`trip=${event.trip.externalId}:${event.trip.status}`)
+  if (event.trip?.delay?.delayed) parts.push('delayed')
+  if (event.trip?.orderFiredAt) parts.push('orderFired')
   if (event.region) parts.push(`${event.region.type}=${event.region.code}`)
   if (event.beacon) parts.push(`beacon=${event.beacon.description}`)
   if (event.confidence !== undefined) parts.push(`confidence=${event.confidence}`)
@@ -60,10 +62,11 @@ export async function startNode(dataDir: string): Promise<Node> {
 
 export async function call(url: string, key: string, method: string, urlPath: string, body?: unknown): Promise<{status: number; body: any}> {
   const response = await fetch(url + urlPath, {
-    method, headers: {authorization: key, ...(body === undefined ? {} : {'content-type': 'application/json'})},
+    method: method.toUpperCase(), headers: {authorization: key, ...(body === undefined ? {} : {'content-type': 'application/json'})},
     body: body === undefined ? undefined : JSON.stringify(body),
   })
-  return {status: response.status, body: await response.json()}
+  const text = await response.text()
+  return {status: response.status, body: text ? JSON.parse(text) : text}
 }
 
 /**
