@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {bool, datetime, metadata, num, range} from '../validate.js'
+import {bool, datetime, int, latLng, metadata, num, range} from '../validate.js'
 
 const text = (max: number) => z.string().max(max, {message: `string up to ${max} characters`})
 const id = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1, {message: 'non-empty string'}).max(256, {message: 'string up to 256 characters'}))
@@ -62,3 +62,12 @@ export const trackSchema = z.object({
 })
 
 export type TrackInput = z.output<typeof trackSchema>
+
+/** `GET /v1/context`. */
+export const contextQuery = z.object({coordinates: latLng()})
+
+/** `GET /v1/search/beacons`. */
+export const beaconSearchQuery = z.object({
+  near: latLng(),
+  limit: int(1, 1000).default(100),
+})
