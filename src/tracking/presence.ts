@@ -1,3 +1,4 @@
+import {CompiledQuery} from 'kysely'
 import {confidenceOf} from '../geofences/confidence.js'
 import {type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
@@ -34,6 +35,14 @@ export interface GeofenceTransition {
   duration?: number
 }
 
+export interface Moved {
+  transitions: GeofenceTransition[]
+  inside: Fence[]
+  commit(): void
+}
+
+const PRESENCE_OF = 'SELECT geofence_id, entered_at, dwelled, confidence FROM geofence_presence WHERE user_ref = ?'
+
 interface PresenceRow {
   geofence_id: string
   entered_at: string
@@ -59,13 +68,13 @@ const operating = (fence: Fence, at: Date) => (fence.hours ? isOperating(fence.h
  * (so whichever process or worker handles the next fix sees this one's outcome), decides exits,
  * entries and dwells (DECISIONS; docs/api/tracking.md), writes the new presence. Returns the
  * transitions in order (exits, entries, dwells; each sorted by tag, externalId, id) and the
- * geofences the user is now inside. `generate: false` (fraud block) changes nothing.
+ * geofences the user is now inside, and `commit` to write the new presence once the user row is
+ * written. `generate: false` (fraud block) changes nothing.
  */
-export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate = true): {transitions: GeofenceTransition[]; inside: Fence[]} {
+export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate = true, newUser = false): Moved {
   const {store} = tx
   const engine = geofenceEngine(store)
-  const rows = tx.all<PresenceRow>(store.db.selectFrom('geofence_presence')
-    .select(['geofence_id', 'entered_at', 'dwelled', 'confidence']).where('user_ref', '=', userRef))
+  const rows = newUser ? [] : tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef]))
   const present = new Map(rows.map((r) => [r.geofence_id, r]))
   const minConfidence = settings['geofences.minConfidence']
   const atIso = fix.at.toISOString()
@@ -98,7 +107,6 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (settings['events.dwell'] && threshold !== null && row.dwelled === 0 && atMs - Date.parse(row.entered_at) >= threshold * 60_000
       && (!settings['geofences.operatingHoursOnly'] || operating(fence, fix.at))) {
       dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row.confidence})
-      if (generate) tx.run(store.db.updateTable('geofence_presence').set({dwelled: 1}).where('user_ref', '=', userRef).where('geofence_id', '=', row.geofence_id))
     }
   }
 
@@ -119,16 +127,22 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     }
   }
 
-  if (generate) {
+  const dwelled = dwells.map((d) => d.fence.id)
+  const commit = () => {
+    if (!generate) return
+    for (const id of dwelled) tx.run(store.db.updateTable('geofence_presence').set({dwelled: 1}).where('user_ref', '=', userRef).where('geofence_id', '=', id))
     for (const id of gone) tx.run(store.db.deleteFrom('geofence_presence').where('user_ref', '=', userRef).where('geofence_id', '=', id))
     for (const {fence, confidence} of entries) {
       tx.run(store.db.insertInto('geofence_presence')
         .values({user_ref: userRef, geofence_id: fence.id, live: live ? 1 : 0, entered_at: atIso, dwelled: 0, confidence}))
     }
   }
-  if (!generate) return {transitions: [], inside: rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))}
+  if (!generate) {
+    const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))
+    return {transitions: [], inside: kept, commit}
+  }
   inside.sort((a, b) => byFence({fence: a}, {fence: b}))
-  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside}
+  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside, commit}
 }
 
 /** `currentlyOperating` for geofence events: present only when the geofence has operating hours. */

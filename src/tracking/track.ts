@@ -6,7 +6,7 @@ import type {Store} from '../store/db.js'
 import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
-import {ACTIVE_STATUSES} from '../trips/status.js'
+import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
 import {type UserRow, userJson} from '../users/json.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
@@ -96,11 +96,8 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     created_at: before?.created_at ?? atIso,
     updated_at: atIso,
   }
-  if (before) tx.run(db.updateTable('users').set(row).where('id', '=', row.id))
-  else tx.run(db.insertInto('users').values(row))
-
   const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
-  const {transitions, inside} = movePresence(tx, live, row.id, fix, settings, generate)
+  const {transitions, inside, commit} = movePresence(tx, live, row.id, fix, settings, generate, !before)
 
   const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: []}
   const regionEvents: Array<{type: string; region: Region}> = []
@@ -133,13 +130,19 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     beaconEvents.length = 0
   }
   row.context = JSON.stringify(next)
-  tx.run(db.updateTable('users').set({context: row.context}).where('id', '=', row.id))
+  if (before) {
+    const {id: _id, live: _live, created_at: _created, ...changed} = row
+    tx.run(db.updateTable('users').set(changed).where('id', '=', row.id))
+  } else {
+    tx.run(db.insertInto('users').values(row))
+  }
+  commit()
 
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
-  const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : []
+  const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}
 
   const userBody = userJson(row)
-  const trip = activeTrip(tx, row.id)
+  const trip = tripMoves.trip && ACTIVE_STATUSES.includes(tripMoves.trip.status as TripStatus) ? tripMoves.trip : undefined
   if (trip) {
     const {user: _u, userId: _id, ...json} = tripJson(trip, row)
     userBody.trip = json
@@ -153,18 +156,12 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     ...transitions.map((t) => base(t.type, {
       geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
     })),
-    ...tripEvents(tripMoves, row, userBody, atIso).map((e) => base(e.type, e.body)),
+    ...tripEvents(tripMoves.events, row, userBody, atIso).map((e) => base(e.type, e.body)),
     ...regionEvents.map((e) => base(e.type, {region: e.region})),
     ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
   ] : []
   const rows = recordEvents(tx, live, events)
   return {events: rows.map(eventJson), user: userBody}
-}
-
-function activeTrip(tx: Tx, userRef: string) {
-  const {db} = tx.store
-  return tx.get(db.selectFrom('trips').selectAll().where('user_ref', '=', userRef)
-    .where('status', 'in', ACTIVE_STATUSES).orderBy('updated_at', 'desc').limit(1))
 }
 
 export type {Settings}

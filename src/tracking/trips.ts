@@ -1,4 +1,4 @@
-import type {Updateable} from 'kysely'
+import {CompiledQuery, type Updateable} from 'kysely'
 import type {NewEvent} from '../events/recorder.js'
 import {haversine} from '../geofences/confidence.js'
 import type {Fence} from '../geofences/index.js'
@@ -39,6 +39,9 @@ export interface TripStep {
 }
 
 const env = (live: boolean) => (live ? 1 : 0)
+const OPEN = `+status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')})`
+const OPEN_TRIP_OF_USER = `SELECT * FROM trips WHERE user_ref = ? AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
+const OPEN_TRIP_OF_USER_OR_ID = `SELECT * FROM trips WHERE (user_ref = ? OR (live = ? AND user_id = ? AND user_ref IS NULL)) AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
 
 /**
  * The trip's automatic transitions for one track (DECISIONS, trips), inside the caller's write:
@@ -48,19 +51,15 @@ const env = (live: boolean) => (live ? 1 : 0)
  * entering another geofence with the destination's tag. Returns the events; the trip row is
  * re-read by the caller for `user.trip`.
  */
-export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions'], step: TripStep): Array<{type: string; trip: TripRow}> {
+export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions'], step: TripStep): {events: Array<{type: string; trip: TripRow}>; trip?: TripRow} {
   const {db} = tx.store
   const {user, fix, settings} = step
   const at = fix.at.toISOString()
   let trip = options ? tripForOptions(tx, live, options, user, at) : undefined
-  trip ??= tx.get(db.selectFrom('trips').selectAll()
-    .where('user_ref', '=', user.id).where('status', 'in', OPEN_STATUSES).orderBy('updated_at', 'desc').limit(1))
-  if (!trip && user.user_id) {
-    // a trip created for a userId before that user ever tracked
-    trip = tx.get(db.selectFrom('trips').selectAll().where('live', '=', env(live)).where('user_id', '=', user.user_id)
-      .where('user_ref', 'is', null).where('status', 'in', OPEN_STATUSES).orderBy('updated_at', 'desc').limit(1))
-  }
-  if (!trip) return []
+  // the user's open trip, or one created for its userId before that user ever tracked
+  trip ??= tx.get(CompiledQuery.raw(user.user_id ? OPEN_TRIP_OF_USER_OR_ID : OPEN_TRIP_OF_USER,
+    user.user_id ? [user.id, env(live), user.user_id] : [user.id]))
+  if (!trip) return {events: []}
   const events: Array<{type: string; trip: TripRow}> = []
   const set: Updateable<TripTable> = {updated_at: at, user_ref: user.id}
   if (trip.status === 'pending') {
@@ -76,7 +75,8 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
   if (trip.destination_lng !== null && trip.destination_lat !== null) {
     const eta = etaOf([fix.lng, fix.lat], [trip.destination_lng, trip.destination_lat], trip.mode, step.routing)
     Object.assign(set, {eta_duration: eta.duration, eta_distance: eta.distance, eta_source: eta.source})
-    const destination = step.inside.find((f) => f.tag === trip!.destination_geofence_tag && f.externalId === trip!.destination_geofence_external_id)
+    const destination = trip.destination_geofence_tag === null ? undefined
+      : step.inside.find((f) => f.tag === trip!.destination_geofence_tag && f.externalId === trip!.destination_geofence_external_id)
     const threshold = trip.approaching_threshold ?? destination?.tripApproachingThreshold ?? settings['trips.approachingThreshold']
     if (trip.scheduled_arrival_at) {
       const scheduled = Date.parse(trip.scheduled_arrival_at)
@@ -85,8 +85,7 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
       set.delayed = late > settings['trips.delayThreshold'] ? 1 : 0
       if (!trip.order_fired_at && fix.at.getTime() >= scheduled - threshold * 60_000) set.order_fired_at = at
     }
-    const destinationFence = findDestination(step.inside, trip)
-    if (destinationFence && status !== 'arrived') {
+    if (destination && status !== 'arrived') {
       Object.assign(set, {status: 'arrived', arrived_at: trip.arrived_at ?? at})
     } else if (status === 'started' && eta.duration <= threshold) {
       set.status = 'approaching'
@@ -105,12 +104,7 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
       }
     }
   }
-  return events
-}
-
-function findDestination(inside: Fence[], trip: TripRow): Fence | undefined {
-  if (trip.destination_geofence_tag === null) return undefined
-  return inside.find((f) => f.tag === trip.destination_geofence_tag && f.externalId === trip.destination_geofence_external_id)
+  return {events, trip: updated}
 }
 
 /** The open trip `tripOptions` names, created pending for this user when there is none (compat). */
