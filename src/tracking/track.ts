@@ -1,3 +1,4 @@
+import {CompiledQuery} from 'kysely'
 import {eventJson} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import {getSettings, type Settings} from '../project/settings.js'
@@ -38,16 +39,16 @@ export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: str
 
 const env = (live: boolean) => (live ? 1 : 0)
 
+// literal LIMIT 1: bound as a parameter, SQLite took 6x longer on the same index (66 against 11 µs)
+const NEWEST_BY_USER_ID = 'SELECT * FROM users WHERE live = ? AND user_id = ? ORDER BY updated_at DESC LIMIT 1'
+const NEWEST_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? ORDER BY updated_at DESC LIMIT 1'
+const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
+
 /** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
 function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
-  const {db} = tx.store
-  const newest = (column: 'user_id' | 'device_id', value: string, loggedOut = false) => {
-    let q = db.selectFrom('users').selectAll().where('live', '=', env(live)).where(column, '=', value)
-    if (loggedOut) q = q.where('user_id', 'is', null)
-    return tx.get(q.orderBy('updated_at', 'desc').limit(1))
-  }
-  if (input.userId) return newest('user_id', input.userId) ?? newest('device_id', input.deviceId, true)
-  return newest('device_id', input.deviceId)
+  const get = (sql: string, value: string) => tx.get<UserRow>(CompiledQuery.raw(sql, [env(live), value]))
+  if (input.userId) return get(NEWEST_BY_USER_ID, input.userId) ?? get(NEWEST_LOGGED_OUT_BY_DEVICE, input.deviceId)
+  return get(NEWEST_BY_DEVICE, input.deviceId)
 }
 
 export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInput, ip: string, now: Date): TrackResult {
