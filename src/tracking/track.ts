@@ -1,6 +1,7 @@
 import {CompiledQuery} from 'kysely'
 import {eventJson} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
+import type {MapData} from '../map/index.js'
 import {getSettings, type Settings} from '../project/settings.js'
 import {countryAt, type Region} from '../regions/index.js'
 import type {Store} from '../store/db.js'
@@ -11,6 +12,7 @@ import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
 import {type UserRow, userJson} from '../users/json.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
+import {passesFilters, type PlaceHit, placesAt} from './places.js'
 import type {TrackInput} from './input.js'
 import {type Fix, movePresence, operatingField} from './presence.js'
 import {type EtaSource, moveTrip, tripEvents} from './trips.js'
@@ -18,6 +20,8 @@ import {type EtaSource, moveTrip, tripEvents} from './trips.js'
 /** What a track needs of the running system. */
 export interface TrackDeps {
   store: Store
+  /** Imported map regions, for places. */
+  map?: MapData
   /** Trip ETAs from the routing engine where it answers; straight line otherwise. */
   routing?: EtaSource
 }
@@ -123,12 +127,30 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   } else if (settings['beacons.enabled']) {
     next.beacons = context.beacons ?? []
   }
+  const placeEvents: Array<{type: string; place: Record<string, unknown>; alternatePlaces?: Array<Record<string, unknown>>}> = []
+  if (settings['places.enabled'] && deps.map) {
+    const hits = placesAt(deps.map, lng, lat, settings)
+    const was = context.place as (Record<string, unknown> & {_filtered?: boolean}) | null | undefined
+    let place: PlaceHit | undefined = was ? hits.find((h) => h.json._id === was._id) : undefined
+    if (was && !place) {
+      if (passesFilters({category: (was.categories as string[])[0], chainSlug: (was.chain as {slug?: string} | undefined)?.slug ?? null}, settings)) {
+        placeEvents.push({type: 'user.exited_place', place: was})
+      }
+    }
+    // DECISIONS: a place entry needs a stopped or foreground update
+    if (!place && hits.length && (input.stopped || input.foreground)) {
+      place = hits[0]
+      if (passesFilters(place, settings)) placeEvents.push({type: 'user.entered_place', place: place.json, alternatePlaces: hits.slice(1, 4).map((h) => h.json)})
+    }
+    next.place = place?.json ?? null
+  }
   if (fraud) next.fraud = fraud
   if (!generate) {
     // a blocked user's state stays as it was: only location and the fraud verdict change
-    for (const key of ['country', 'beacons']) if (key in context) next[key] = context[key]
+    for (const key of ['country', 'beacons', 'place']) if (key in context) next[key] = context[key]
     regionEvents.length = 0
     beaconEvents.length = 0
+    placeEvents.length = 0
   }
   row.context = JSON.stringify(next)
   if (before) {
@@ -158,6 +180,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
       geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
     })),
     ...tripEvents(tripMoves.events, row, userBody, atIso).map((e) => base(e.type, e.body)),
+    ...placeEvents.map(({type, ...body}) => base(type, body)),
     ...regionEvents.map((e) => base(e.type, {region: e.region})),
     ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
   ] : []
