@@ -1,4 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {setSettings} from '../../src/project/settings.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const MONACO = {latitude: 43.735, longitude: 7.42}
@@ -105,6 +106,21 @@ describe('POST /v1/track', () => {
     expect(count('users')).toBe(users)
     const bad = await server.call('GET', '/v1/context?coordinates=91,7', {key: server.keys.testPk})
     expect(bad.body.meta.param).toBe('coordinates')
+  })
+
+  it('fraud (when enabled) reports jumped, inaccurate, mocked with their last times; passed when none holds', async () => {
+    setSettings(server.store, false, {'fraud.enabled': true})
+    try {
+      const first = await track({deviceId: 'fraud-1', ...MONACO, accuracy: 5})
+      expect(first.body.user.fraud).toMatchObject({passed: true, blocked: false, jumped: false, mocked: false, lastJumpedAt: null})
+      const jump = await track({deviceId: 'fraud-1', latitude: 44.5, longitude: 7.42, accuracy: 2000, mocked: true})
+      expect(jump.body.user.fraud).toMatchObject({passed: false, blocked: false, jumped: true, inaccurate: true, mocked: true, proxy: false})
+      expect(jump.body.user.fraud.lastJumpedAt).toBe(jump.body.user.updatedAt)
+      const calm = await track({deviceId: 'fraud-1', latitude: 44.5, longitude: 7.42, accuracy: 5})
+      expect(calm.body.user.fraud).toMatchObject({passed: true, jumped: false, lastJumpedAt: jump.body.user.updatedAt})
+    } finally {
+      setSettings(server.store, false, {'fraud.enabled': false})
+    }
   })
 
   it('GET /v1/search/beacons answers enabled beacons within 1 km, nearest first', async () => {
