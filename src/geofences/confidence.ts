@@ -1,3 +1,5 @@
+import {haversine} from '../osm/geom.js'
+
 /**
  * How much of a fix's accuracy disc lies inside a geofence (DECISIONS: confidence is that share).
  * Work is in local metres: an equirectangular projection around the fix, exact enough at geofence
@@ -16,12 +18,7 @@ export function localX(lng: number, lng0: number, cosLat0: number): number {
 }
 export const localY = (lat: number, lat0: number) => (lat - lat0) * M_PER_DEG
 
-export function haversine(lng1: number, lat1: number, lng2: number, lat2: number): number {
-  const dLat = (lat2 - lat1) * RAD
-  const dLng = (lng2 - lng1) * RAD
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLng / 2) ** 2
-  return 2 * EARTH_RADIUS * Math.asin(Math.min(1, Math.sqrt(a)))
-}
+export {haversine}
 
 /** Degrees of longitude and latitude that cover `m` metres around latitude `lat`. */
 export function degreesAround(m: number, lat: number): [dLng: number, dLat: number] {

@@ -2,7 +2,7 @@ import {CompiledQuery} from 'kysely'
 import {eventJson} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import type {MapData} from '../map/index.js'
-import {getSettings, type Settings} from '../project/settings.js'
+import {getSettings} from '../project/settings.js'
 import {countryAt, type Region} from '../regions/index.js'
 import type {Store} from '../store/db.js'
 import {newId} from '../store/ids.js'
@@ -188,4 +188,3 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   return {events: rows.map(eventJson), user: userBody}
 }
 
-export type {Settings}
