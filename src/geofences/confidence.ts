@@ -45,9 +45,8 @@ export function circleShare(d: number, r: number, R: number): number {
 const clamp = (x: number) => (x < -1 ? -1 : x > 1 ? 1 : x)
 
 /**
- * A fixed equal-area pattern of points over the unit disc (Vogel's sunflower spiral): the share of
- * them inside a polygon estimates the disc's share inside within about 1/SAMPLES of the area of
- * the boundary band, a few percent at worst. Fixed, so the same fix always gives the same answer.
+ * A fixed equal-area pattern of points over the unit disc (Vogel's sunflower spiral), for the share
+ * inside a grown polygon: within a few percent, and the same answer for the same fix every time.
  */
 export const SAMPLES = 256
 export const SAMPLE_X = new Float64Array(SAMPLES)
@@ -90,23 +89,68 @@ export function distanceToRing(xs: Float64Array, ys: Float64Array, n: number, x:
 }
 
 /**
- * Share of the disc (centre 0,0 in local metres, radius `r`) inside the ring grown by `grow` metres
- * (0: the ring itself). Exactly 1 or 0 when the centre is at least `r` from the boundary; otherwise
- * the sampled share, never 1 (a disc that crosses the boundary is not wholly inside).
+ * Share of the disc (centre 0,0 in local metres, radius `r`) inside the ring, or inside the ring
+ * grown by `grow` metres (exits). Exactly 1 or 0 when the centre is at least `r` from the boundary.
+ * Otherwise, for the ring itself, the exact area of disc ∩ polygon (`discArea`); for the grown ring
+ * (only the few geofences a user is inside), the share of the fixed sample pattern within `grow`
+ * of it. A disc that crosses the boundary is never wholly inside.
  */
 export function ringShare(xs: Float64Array, ys: Float64Array, n: number, r: number, grow = 0): number {
   const inside = insideRing(xs, ys, n, 0, 0)
   const edge = distanceToRing(xs, ys, n, 0, 0)
-  const centreIn = inside || edge <= grow
-  if (r <= 0) return centreIn ? 1 : 0
+  if (r <= 0) return inside || edge <= grow ? 1 : 0
   if (inside && edge >= r) return 1
   if (!inside && edge - grow >= r) return 0
-  let count = 0
-  for (let i = 0; i < SAMPLES; i++) {
-    const x = SAMPLE_X[i] * r, y = SAMPLE_Y[i] * r
-    if (insideRing(xs, ys, n, x, y) || (grow > 0 && distanceToRing(xs, ys, n, x, y) <= grow)) count++
+  let share: number
+  if (grow === 0) {
+    share = discArea(xs, ys, n, r) / (Math.PI * r * r)
+  } else {
+    let count = 0
+    for (let i = 0; i < SAMPLES; i++) {
+      const x = SAMPLE_X[i] * r, y = SAMPLE_Y[i] * r
+      if (insideRing(xs, ys, n, x, y) || distanceToRing(xs, ys, n, x, y) <= grow) count++
+    }
+    share = count / SAMPLES
   }
-  return Math.min(count / SAMPLES, 1 - 1 / (2 * SAMPLES))
+  return Math.max(0, Math.min(share, 1 - 1e-9))
+}
+
+/**
+ * The exact area of the disc (centre 0,0, radius r) ∩ the polygon: the sum over the ring's edges of
+ * the signed area of the disc ∩ the triangle (centre, a, b) — a triangle, circular sectors, or both.
+ */
+export function discArea(xs: Float64Array, ys: Float64Array, n: number, r: number): number {
+  let sum = 0
+  for (let i = 0; i < n - 1; i++) sum += triangleArea(xs[i], ys[i], xs[i + 1], ys[i + 1], r)
+  return Math.abs(sum)
+}
+
+const sector = (ax: number, ay: number, bx: number, by: number, r: number) =>
+  (r * r * Math.atan2(ax * by - ay * bx, ax * bx + ay * by)) / 2
+
+function triangleArea(ax: number, ay: number, bx: number, by: number, r: number): number {
+  const r2 = r * r
+  const da = ax * ax + ay * ay, db = bx * bx + by * by
+  if (da <= r2 && db <= r2) return (ax * by - ay * bx) / 2
+  const dx = bx - ax, dy = by - ay
+  const A = dx * dx + dy * dy
+  if (A === 0) return 0
+  const B = ax * dx + ay * dy
+  const disc = B * B - A * (da - r2)
+  if (disc <= 0) return sector(ax, ay, bx, by, r)
+  const root = Math.sqrt(disc)
+  const t1 = (-B - root) / A, t2 = (-B + root) / A
+  if (da <= r2) {
+    const px = ax + t2 * dx, py = ay + t2 * dy
+    return (ax * py - ay * px) / 2 + sector(px, py, bx, by, r)
+  }
+  if (db <= r2) {
+    const px = ax + t1 * dx, py = ay + t1 * dy
+    return sector(ax, ay, px, py, r) + (px * by - py * bx) / 2
+  }
+  if (t1 >= 1 || t2 <= 0) return sector(ax, ay, bx, by, r)
+  const p1x = ax + t1 * dx, p1y = ay + t1 * dy, p2x = ax + t2 * dx, p2y = ay + t2 * dy
+  return sector(ax, ay, p1x, p1y, r) + (p1x * p2y - p1y * p2x) / 2 + sector(p2x, p2y, bx, by, r)
 }
 
 /** DECISIONS: 3 the whole disc, 2 at least half, 1 any part, 0 none. */

@@ -195,7 +195,9 @@ export const geofenceEngine = followed((store: Store) => {
     kinds: ['geofences'] as const,
     threshold: 5000,
     rebuild() {
-      const rows = store.sqlite.prepare('SELECT * FROM geofences WHERE enabled = 1').all() as GeofenceRow[]
+      // circles are evaluated from centre and radius: their 64-point ring is not read
+      const rows = store.sqlite.prepare(`SELECT *, CASE WHEN type = 'circle' THEN NULL ELSE geometry END AS geometry
+        FROM geofences WHERE enabled = 1`).all() as GeofenceRow[]
       const fences = rows.map(fenceOf)
       envs[0].load(fences.filter((f) => !f.live))
       envs[1].load(fences.filter((f) => f.live))

@@ -116,11 +116,11 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (present.has(fence.id) || !admits(fence, fix)) continue
     if (moving && (fence.stopDetection ?? stopRequired)) continue
     if (settings['geofences.operatingHoursOnly'] && !operating(fence, fix.at)) continue
-    const share = shareInside(fence, fix.lng, fix.lat, fix.accuracy)
-    const confidence = confidenceOf(share)
-    const enter = settings['geofences.bufferEntries']
-      ? confidence >= 1
-      : confidence >= minConfidence && shareInside(fence, fix.lng, fix.lat, 0) === 1
+    const buffer = settings['geofences.bufferEntries']
+    // without buffer entries the point itself must be inside: a cheap test that spares the share
+    if (!buffer && shareInside(fence, fix.lng, fix.lat, 0) !== 1) continue
+    const confidence = confidenceOf(shareInside(fence, fix.lng, fix.lat, fix.accuracy))
+    const enter = buffer ? confidence >= 1 : confidence >= minConfidence
     if (enter) {
       entries.push({type: 'user.entered_geofence', fence, confidence})
       inside.push(fence)
