@@ -113,6 +113,8 @@ export interface ServeProcess {
   output(): string
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>
+  /** Any signal (SIGKILL for a crash), then the exit code or signal. */
+  kill(signal: NodeJS.Signals): Promise<number | string | null>
 }
 
 /** `loc serve ARGS` as a real process (the built CLI); resolves once it listens. */
@@ -135,6 +137,10 @@ export async function spawnServe(args: string[], env: Record<string, string | un
     stop() {
       child.kill('SIGTERM')
       return exited
+    },
+    kill(signal) {
+      child.kill(signal)
+      return exited.then((code) => code ?? child.signalCode)
     },
   }
 }

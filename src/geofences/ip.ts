@@ -1,4 +1,4 @@
-import {isIP} from 'node:net'
+import {BlockList, isIP} from 'node:net'
 
 /**
  * Geofence IP restrictions: a comma-separated list of single addresses (IPv4 or IPv6), IPv4
@@ -21,4 +21,28 @@ export function isIpRule(rule: string): boolean {
 export function splitList(value: string | string[]): string[] {
   const items = Array.isArray(value) ? value : value.split(',')
   return items.map((s) => s.trim()).filter(Boolean)
+}
+
+/** The rules of a geofence's `ip` as a node BlockList (wildcards as /24), for matching request IPs. */
+export function blockListOf(rules: string): BlockList {
+  const list = new BlockList()
+  for (const rule of splitList(rules)) {
+    const wildcard = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\*$/.exec(rule)
+    if (wildcard) {
+      list.addSubnet(`${wildcard[1]}.0`, 24, 'ipv4')
+      continue
+    }
+    const cidr = /^([^/]+)\/(\d{1,3})$/.exec(rule)
+    if (cidr) list.addSubnet(cidr[1], Number(cidr[2]), isIP(cidr[1]) === 6 ? 'ipv6' : 'ipv4')
+    else if (isIP(rule)) list.addAddress(rule, isIP(rule) === 6 ? 'ipv6' : 'ipv4')
+  }
+  return list
+}
+
+/** Whether a request IP (IPv4-mapped IPv6 taken as IPv4) falls under a block list. */
+export function ipMatches(list: BlockList, ip: string): boolean {
+  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip
+  const version = isIP(plain)
+  if (!version) return false
+  return list.check(plain, version === 6 ? 'ipv6' : 'ipv4')
 }

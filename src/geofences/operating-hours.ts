@@ -66,3 +66,22 @@ export function normaliseHours(value: unknown): {hours: OperatingHours} | {probl
   for (const day of DAYS) if (byDay.has(day)) hours[day] = byDay.get(day)!
   return {hours}
 }
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5))
+
+/**
+ * Whether `hours` are open at `at`, read in the server's time zone (the `TZ` environment variable;
+ * geofences carry no zone of their own). A pair that closes before it opens runs into the next day.
+ */
+export function isOperating(hours: OperatingHours, at: Date): boolean {
+  const day = (at.getDay() + 6) % 7
+  const t = at.getHours() * 60 + at.getMinutes()
+  for (const [open, close] of hours[DAYS[day]] ?? []) {
+    const o = minutesOf(open), c = minutesOf(close)
+    if (o < c ? t >= o && t < c : t >= o) return true
+  }
+  for (const [open, close] of hours[DAYS[(day + 6) % 7]] ?? []) {
+    if (minutesOf(close) < minutesOf(open) && t < minutesOf(close)) return true
+  }
+  return false
+}

@@ -122,6 +122,8 @@ export interface TripTable {
   eta_distance: number | null
   delayed: number
   scheduled_arrival_time_delay: number | null
+  /** `routing` or `straightLine` (the fallback); null before any ETA. */
+  eta_source: string | null
   created_at: string
   updated_at: string
 }
@@ -152,6 +154,8 @@ export interface PresenceTable {
   live: number
   entered_at: string
   dwelled: number
+  /** Confidence (1-3) of the entry. */
+  confidence: Generated<number>
 }
 
 export interface UsageTable {

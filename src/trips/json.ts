@@ -18,7 +18,7 @@ export function tripJson(row: TripRow, user?: Pick<UserRow, 'id' | 'user_id' | '
     destinationGeofenceTag: row.destination_geofence_tag,
     destinationGeofenceExternalId: row.destination_geofence_external_id,
     destinationLocation: row.destination_lng === null || row.destination_lat === null ? null : point(row.destination_lng, row.destination_lat),
-    eta: row.eta_duration === null ? null : {duration: row.eta_duration, distance: row.eta_distance},
+    eta: row.eta_duration === null ? null : {duration: row.eta_duration, distance: row.eta_distance, ...(row.eta_source ? {source: row.eta_source} : {})},
     approachingThreshold: row.approaching_threshold,
     scheduledArrivalAt: row.scheduled_arrival_at,
     orderFiredAt: row.order_fired_at,

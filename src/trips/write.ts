@@ -81,6 +81,7 @@ export async function createTrip(store: Store, live: boolean, input: NewTrip): P
       eta_distance: null,
       delayed: 0,
       scheduled_arrival_time_delay: null,
+      eta_source: null,
       created_at: now,
       updated_at: now,
     }

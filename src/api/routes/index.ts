@@ -5,6 +5,7 @@ import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
 import {settingsRoutes} from './settings.js'
 import {syncRoutes} from './sync.js'
+import {trackRoutes} from './track.js'
 import {tripsRoutes} from './trips.js'
 import {usersRoutes} from './users.js'
 
@@ -18,4 +19,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   usersRoutes,
   tripsRoutes,
   eventsRoutes,
+  trackRoutes,
 ]

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import {Flags} from '@oclif/core'
 import {ensureDemoKeys, ensureDemoMap} from '../../project/demo.js'
 import {serve} from '../../system.js'
@@ -11,16 +12,25 @@ export default class Serve extends BaseCommand<typeof Serve> {
     '<%= config.bin %> serve --host 0.0.0.0 --port 8080',
     'LOC_DATA_DIR=/var/lib/loc <%= config.bin %> serve',
     '<%= config.bin %> serve --demo   # first start: demo keys and the bundled Monaco map',
+    '<%= config.bin %> serve --workers 2   # one process per core, one store',
   ]
 
   static flags = {
     host: Flags.string({description: 'address to listen on (default 127.0.0.1, or LOC_HOST)'}),
     port: Flags.integer({description: 'port to listen on (default 8080, or LOC_PORT; 0 picks a free one)', min: 0, max: 65535}),
     demo: Flags.boolean({description: 'demo mode: on first start create demo keys and import the bundled Monaco extract; print the keys'}),
+    workers: Flags.integer({description: 'HTTP worker processes sharing the port and the store (node:cluster); rate limits count per worker (docs/api/tracking.md)', min: 1, max: 64, default: 1}),
   }
 
   async run(): Promise<void> {
     const {flags} = this
+    if (flags.workers > 1 && cluster.isPrimary) return this.supervise(flags.workers)
+    // listened for from the start, so a stop that comes while the server is still starting is kept
+    const stopSignal = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'))
+      process.once('SIGTERM', () => resolve('SIGTERM'))
+      if (cluster.isWorker) process.on('message', (m: {stop?: boolean}) => m?.stop && resolve('stop'))
+    })
     const config = this.loadConfig({host: flags.host, port: flags.port})
     const system = await this.system(config)
     const {store, log} = system
@@ -31,12 +41,49 @@ export default class Serve extends BaseCommand<typeof Serve> {
       const imported = await ensureDemoMap(config.dataDir)
       if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
     }
-    const serving = await serve(system)
-    this.log(`loc listening on ${serving.server.url} (store ${store.file})`)
+    // with workers, the first runs the timed jobs and the primary prints where they listen
+    const worker = cluster.isWorker ? cluster.worker! : undefined
+    const serving = await serve(system, {jobs: !worker || worker.id === 1})
+    if (worker) process.send!({listening: serving.server.url, store: store.file})
+    else this.log(`loc listening on ${serving.server.url} (store ${store.file})`)
+    const signal = await stopSignal
+    log.info({signal}, 'shutting down: finishing in-flight requests')
+    await serving.stop().catch(() => undefined)
+    if (!worker) this.log('loc stopped')
+    else process.disconnect()
+  }
+
+  /**
+   * The primary of `--workers N`: forks N copies of this command, which share the listening port
+   * (the primary hands out connections) and the store (SQLite's write lock orders their
+   * transactions, so per-device ordering and group commit hold across them); replaces a worker
+   * that dies; on SIGINT/SIGTERM stops them all, each finishing its in-flight requests.
+   */
+  private async supervise(count: number): Promise<void> {
+    let stopping = false
+    let announced = false
+    const fork = () => cluster.fork().on('message', (message: {listening?: string; store?: string}) => {
+      if (message.listening && !announced) {
+        announced = true
+        this.log(`loc listening on ${message.listening} (${count} workers, store ${message.store})`)
+      }
+    })
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) return
+      this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`)
+      fork()
+    })
+    for (let i = 0; i < count; i++) fork()
     await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        log.info({signal}, 'shutting down: finishing in-flight requests')
-        serving.stop().then(() => resolve(), () => resolve())
+      const stop = () => {
+        stopping = true
+        const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
+        let left = workers.length
+        if (left === 0) resolve()
+        for (const w of workers) {
+          w.once('exit', () => --left === 0 && resolve())
+          w.send({stop: true})
+        }
       }
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)

@@ -3,6 +3,7 @@ import * as m001 from './001_initial.js'
 import * as m002 from './002_usage.js'
 import * as m003 from './003_changes_outbox.js'
 import * as m004 from './004_geofence_metadata.js'
+import * as m005 from './005_tracking.js'
 import * as m006 from './006_sync.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '002_usage': m002,
   '003_changes_outbox': m003,
   '004_geofence_metadata': m004,
+  '005_tracking': m005,
   '006_sync': m006,
 }

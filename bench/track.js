@@ -1,0 +1,135 @@
+// bench/track: POST /v1/track over HTTP with 1k, 10k and 100k geofences (circles of 50-500 m and
+// 5-10-vertex polygons spread over a 50 x 50 km box around Monaco), 10,000 devices whose fixes carry
+// 10-100 m accuracy; every request committed before it is answered. Also: the geofence engine alone
+// in process (accuracy-disc evaluations/s), peak RSS and start-up time at each size. Beside each
+// size, GET /v1/config on the same server in the same run (same key check and limiter, no work).
+import {fork} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {loadConfig} from '../dist/config/index.js'
+import {geofenceInputSchema} from '../dist/geofences/input.js'
+import {geofenceEngine, shareInside} from '../dist/geofences/index.js'
+import {insertGeofence} from '../dist/geofences/store.js'
+import {createLogger} from '../dist/log.js'
+import {createKey} from '../dist/project/keys.js'
+import {write} from '../dist/store/write.js'
+import {openSystem, serve} from '../dist/system.js'
+import {load, peakRss, report} from './harness.js'
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number)
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const DEVICES = 10_000
+const CENTER = [7.42, 43.735]
+// 50 x 50 km: ±25 km
+const HALF_LAT = 25_000 / 111_195
+const HALF_LNG = HALF_LAT / Math.cos((CENTER[1] * Math.PI) / 180)
+const random = (min, max) => min + Math.random() * (max - min)
+const point = () => [CENTER[0] + random(-HALF_LNG, HALF_LNG), CENTER[1] + random(-HALF_LAT, HALF_LAT)]
+const fix = () => {
+  const [lng, lat] = point()
+  return {latitude: lat, longitude: lng, accuracy: Math.round(random(10, 100))}
+}
+
+function geofence(i) {
+  const [lng, lat] = point()
+  if (i % 2) return {description: `Circle ${i}`, type: 'circle', coordinates: [lng, lat], radius: Math.round(random(50, 500))}
+  const n = 5 + (i % 6)
+  const r = random(50, 500) / 111_195
+  const ring = Array.from({length: n}, (_, k) => {
+    const a = (2 * Math.PI * k) / n + random(-0.2, 0.2)
+    const rr = r * random(0.6, 1)
+    return [Math.round((lng + (rr * Math.cos(a)) / Math.cos((lat * Math.PI) / 180)) * 1e6) / 1e6, Math.round((lat + rr * Math.sin(a)) * 1e6) / 1e6]
+  })
+  ring.push(ring[0])
+  return {description: `Polygon ${i}`, type: 'polygon', coordinates: ring}
+}
+
+if (process.env.BENCH_ROLE === 'server') {
+  const count = Number(process.env.BENCH_SIZE)
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-track-'))
+  const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {track: 1e9, config: 1e9}}})
+  let system = await openSystem(config, {log: createLogger('silent')})
+  const {key} = createKey(system.store, 'publishable', 'test')
+  write(system.store, (tx) => {
+    for (let i = 0; i < count; i++) insertGeofence(tx, false, {...geofenceInputSchema.parse(geofence(i)), tag: 'bench', externalId: String(i)})
+  })
+  system.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+  await system.close()
+
+  // start-up: open the store and build the engine from the stored geofences, as a restart does
+  const memory = peakRss()
+  const startAt = performance.now()
+  system = await openSystem(config, {log: createLogger('silent')})
+  const engine = geofenceEngine(system.store)
+  const startupMs = performance.now() - startAt
+
+  // the engine alone: the accuracy-disc question (which geofences, with what share) for random fixes
+  const fixes = Array.from({length: 50_000}, fix)
+  let evaluations = 0
+  let candidates = 0
+  const engineStart = performance.now()
+  while (performance.now() - engineStart < 2000) {
+    for (let i = 0; i < 1000; i++) {
+      const f = fixes[(evaluations + i) % fixes.length]
+      for (const fence of engine.near(false, f.longitude, f.latitude, f.accuracy)) {
+        if (shareInside(fence, f.longitude, f.latitude, f.accuracy) > 0) candidates++
+      }
+    }
+    evaluations += 1000
+  }
+  const engineRate = evaluations / ((performance.now() - engineStart) / 1000)
+
+  const serving = await serve(system, {jobs: false})
+  process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
+  process.on('message', async () => {
+    const stored = system.store.sqlite.prepare('SELECT count(*) AS n FROM users').get().n
+    process.send({peakMb: memory.stop(), users: stored})
+    await serving.stop()
+    await system.close()
+    rmSync(dataDir, {recursive: true, force: true})
+    process.exit(0)
+  })
+} else {
+  const results = []
+  for (const size of SIZES) results.push(await measure(size))
+  const first = results[0]
+  const last = results[results.length - 1]
+  const ratio = last.track.rps / first.track.rps
+  console.log(`\nload average (1, 5, 15 min): ${os.loadavg().map((n) => n.toFixed(2)).join(', ')} on ${os.cpus().length} cores`)
+  if (results.length > 1) {
+    report('bench/track — scaling', [
+      {name: `${last.size.toLocaleString('en-US')} / ${first.size.toLocaleString('en-US')} geofences tracks/s`, value: `${(ratio * 100).toFixed(1)} %`, target: '≥ 70 %', ok: ratio >= 0.7},
+    ])
+  }
+}
+
+async function measure(size) {
+  const child = fork(fileURLToPath(import.meta.url), {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}, execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []})
+  const next = () => new Promise((resolve) => child.once('message', resolve))
+  const {url, key, startupMs, engineRate, hitsPerFix} = await next()
+  const headers = {authorization: key, 'content-type': 'application/json'}
+  const trackRequest = {
+    method: 'POST', path: '/v1/track',
+    setupRequest: (req) => ({...req, body: JSON.stringify({deviceId: `device-${Math.floor(Math.random() * DEVICES)}`, ...fix(), foreground: true})}),
+  }
+  await load({url, headers, connections: CONNECTIONS, seconds: 1, requests: [trackRequest]})
+  const config = await load({url, headers, connections: CONNECTIONS, seconds, requests: [{method: 'GET', path: '/v1/config'}]})
+  const track = await load({url, headers, connections: CONNECTIONS, seconds, requests: [trackRequest]})
+  child.send('done')
+  const {peakMb, users} = await next()
+  const big = size >= 100_000
+  report(`bench/track — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen), ${CONNECTIONS} connections, ${seconds} s, autocannon in the bench process, server in its own`, [
+    {name: 'POST /v1/track tracks/s', value: track.rps, target: big ? '≥ 3,000/s' : undefined, ok: big ? track.rps >= 3000 : undefined},
+    {name: 'POST /v1/track p50 / p99', value: `${track.p50} / ${track.p99}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? track.p99 <= 25 : undefined},
+    {name: 'GET /v1/config req/s (baseline)', value: config.rps},
+    {name: 'track / config', value: `${((track.rps / config.rps) * 100).toFixed(1)} %`},
+    {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
+    {name: 'geofences touched per fix', value: hitsPerFix},
+    {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
+    {name: 'server peak RSS', value: peakMb, unit: 'MB'},
+  ])
+  return {size, track}
+}

@@ -1,0 +1,80 @@
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {Args, Flags} from '@oclif/core'
+import {refuse} from '../../errors.js'
+import {openSystem} from '../../system.js'
+import {parseTrace} from '../../tracking/trace.js'
+import {trackIn} from '../../tracking/track.js'
+import {write} from '../../store/write.js'
+import {BaseCommand} from '../base.js'
+
+export default class Simulate extends BaseCommand<typeof Simulate> {
+  static description = 'Replay a recorded trace (CSV or GPX) through the tracking engine as one user and print each event with its time: test geofences, trips and settings before going live. --dry-run works on a scratch copy of the store.'
+
+  static examples = [
+    '<%= config.bin %> simulate drive.csv --user courier-7 --dry-run',
+    '<%= config.bin %> simulate walk.gpx --user u1 --env live',
+  ]
+
+  static args = {trace: Args.string({description: 'CSV (latitude, longitude[, accuracy, time, stopped, foreground]) or GPX file', required: true})}
+
+  static flags = {
+    user: Flags.string({description: 'the userId the trace belongs to (its deviceId too, unless --device)', required: true}),
+    device: Flags.string({description: 'deviceId (default: the --user value)'}),
+    env: Flags.string({description: 'environment whose geofences and settings apply', options: ['test', 'live'], default: 'test'}),
+    'dry-run': Flags.boolean({description: 'work on a scratch copy of the store: nothing is kept, no webhooks are owed'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const {args} = await this.parse(Simulate)
+    let text: string
+    try {
+      text = readFileSync(args.trace, 'utf8')
+    } catch {
+      throw refuse.invalid('trace', `a readable CSV or GPX file (${args.trace} cannot be read)`)
+    }
+    const points = parseTrace(text, /\.gpx$/i.test(args.trace) || /^\s*<\?xml|<gpx/i.test(text.slice(0, 200)) ? 'gpx' : 'csv')
+    if (points.length === 0) throw refuse.invalid('trace', 'at least one point')
+    let config = this.loadConfig()
+    let scratch: string | undefined
+    if (flags['dry-run']) {
+      const original = await this.openStore(config)
+      scratch = mkdtempSync(path.join(os.tmpdir(), 'loc-simulate-'))
+      await original.sqlite.backup(path.join(scratch, path.basename(original.file)))
+      config = {...config, dataDir: scratch}
+    }
+    const system = scratch ? await openSystem(config) : await this.system(config)
+    try {
+      const live = flags.env === 'live'
+      const counts = new Map<string, number>()
+      const start = Date.now()
+      points.forEach((p, i) => {
+        const now = p.at ?? new Date(start + i * 1000)
+        const input = {deviceId: flags.device ?? flags.user, userId: flags.user, latitude: p.lat, longitude: p.lng, accuracy: p.accuracy,
+          stopped: p.stopped, foreground: p.foreground}
+        const result = write(system.store, (tx) => trackIn(tx, {store: system.store, map: system.map}, live, input, '127.0.0.1', now))
+        for (const event of result.events) {
+          counts.set(event.type as string, (counts.get(event.type as string) ?? 0) + 1)
+          this.log(`${event.createdAt}  ${String(event.type).padEnd(40)} ${describe(event)}`)
+        }
+      })
+      const summary = [...counts].map(([type, n]) => `${n} ${type}`).join(', ')
+      this.log(`${points.length} points, ${[...counts.values()].reduce((a, b) => a + b, 0)} events${summary ? `: ${summary}` : ''}${scratch ? ' (dry run: nothing kept)' : ''}`)
+    } finally {
+      if (scratch) {
+        await system.close()
+        rmSync(scratch, {recursive: true, force: true})
+      }
+    }
+  }
+}
+
+function describe(event: Record<string, any>): string {
+  if (event.geofence) return `${event.geofence.tag ?? ''}/${event.geofence.externalId ?? event.geofence._id} ${event.geofence.description} confidence=${event.confidence}${event.duration === undefined ? '' : ` duration=${event.duration} min`}`
+  if (event.trip) return `trip ${event.trip.externalId} ${event.trip.status}${event.trip.eta ? ` eta=${event.trip.eta.duration} min` : ''}`
+  if (event.region) return `${event.region.type} ${event.region.code} ${event.region.name}`
+  if (event.beacon) return `beacon ${event.beacon.description}`
+  return ''
+}

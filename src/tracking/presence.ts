@@ -1,0 +1,151 @@
+import {CompiledQuery} from 'kysely'
+import {confidenceOf} from '../geofences/confidence.js'
+import {type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
+import {ipMatches} from '../geofences/ip.js'
+import {isOperating} from '../geofences/operating-hours.js'
+import type {Settings} from '../project/settings.js'
+import type {Tx} from '../store/write.js'
+
+/**
+ * Hysteresis against GPS jitter: an exit is judged against the geofence grown by this many metres,
+ * so fixes wandering a few metres either side of the boundary never flap entry/exit.
+ */
+export const EXIT_MARGIN = 10
+
+/** A fix as presence sees it. */
+export interface Fix {
+  lng: number
+  lat: number
+  /** metres; 0 when the client sent none (the point is exact) */
+  accuracy: number
+  stopped: boolean
+  foreground: boolean
+  userId: string | null
+  ip: string
+  at: Date
+}
+
+export type GeofenceEventType = 'user.entered_geofence' | 'user.exited_geofence' | 'user.dwelled_in_geofence'
+
+export interface GeofenceTransition {
+  type: GeofenceEventType
+  fence: Fence
+  confidence: number
+  /** exits: minutes since the entry */
+  duration?: number
+}
+
+export interface Moved {
+  transitions: GeofenceTransition[]
+  inside: Fence[]
+  commit(): void
+}
+
+const PRESENCE_OF = 'SELECT geofence_id, entered_at, dwelled, confidence FROM geofence_presence WHERE user_ref = ?'
+
+interface PresenceRow {
+  geofence_id: string
+  entered_at: string
+  dwelled: number
+  confidence: number
+}
+
+const sortKey = (f: Fence) => `${f.tag ?? ''}\u0000${f.externalId ?? ''}\u0000${f.id}`
+const byFence = (a: {fence: Fence}, b: {fence: Fence}) => (sortKey(a.fence) < sortKey(b.fence) ? -1 : sortKey(a.fence) > sortKey(b.fence) ? 1 : 0)
+
+/** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */
+function admits(fence: Fence, fix: Fix): boolean {
+  if (fix.at.getTime() >= fence.disableAfter) return false
+  if (fence.userIds && !(fix.userId && fence.userIds.has(fix.userId))) return false
+  if (fence.ips && !ipMatches(fence.ips, fix.ip)) return false
+  return true
+}
+
+const operating = (fence: Fence, at: Date) => (fence.hours ? isOperating(fence.hours, at) : true)
+
+/**
+ * Moves one user's geofence presence for a fix, inside the caller's write: reads the presence rows
+ * (so whichever process or worker handles the next fix sees this one's outcome), decides exits,
+ * entries and dwells (DECISIONS; docs/api/tracking.md), writes the new presence. Returns the
+ * transitions in order (exits, entries, dwells; each sorted by tag, externalId, id) and the
+ * geofences the user is now inside, and `commit` to write the new presence once the user row is
+ * written. `generate: false` (fraud block) changes nothing.
+ */
+export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate = true, newUser = false): Moved {
+  const {store} = tx
+  const engine = geofenceEngine(store)
+  const rows = newUser ? [] : tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef]))
+  const present = new Map(rows.map((r) => [r.geofence_id, r]))
+  const minConfidence = settings['geofences.minConfidence']
+  const atIso = fix.at.toISOString()
+  const atMs = fix.at.getTime()
+  const exits: GeofenceTransition[] = []
+  const entries: GeofenceTransition[] = []
+  const dwells: GeofenceTransition[] = []
+  const inside: Fence[] = []
+  const gone: string[] = []
+
+  for (const row of rows) {
+    const fence = engine.get(live, row.geofence_id)
+    // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
+    if (!fence || atMs >= fence.disableAfter) {
+      gone.push(row.geofence_id)
+      continue
+    }
+    const outside = 1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)
+    const centreOut = shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
+    const confidence = confidenceOf(outside)
+    const exit = settings['geofences.bufferExits'] ? confidence === 3 : centreOut && confidence >= minConfidence
+    if (exit) {
+      gone.push(row.geofence_id)
+      const duration = Math.round((atMs - Date.parse(row.entered_at)) / 600) / 100
+      exits.push({type: 'user.exited_geofence', fence, confidence, duration: Math.max(0, duration)})
+      continue
+    }
+    inside.push(fence)
+    const threshold = fence.dwellThreshold
+    if (settings['events.dwell'] && threshold !== null && row.dwelled === 0 && atMs - Date.parse(row.entered_at) >= threshold * 60_000
+      && (!settings['geofences.operatingHoursOnly'] || operating(fence, fix.at))) {
+      dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row.confidence})
+    }
+  }
+
+  const stopRequired = settings['geofences.stopDetection']
+  const moving = !fix.stopped && !fix.foreground
+  for (const fence of engine.near(live, fix.lng, fix.lat, fix.accuracy)) {
+    if (present.has(fence.id) || !admits(fence, fix)) continue
+    if (moving && (fence.stopDetection ?? stopRequired)) continue
+    if (settings['geofences.operatingHoursOnly'] && !operating(fence, fix.at)) continue
+    const buffer = settings['geofences.bufferEntries']
+    // without buffer entries the point itself must be inside: a cheap test that spares the share
+    if (!buffer && shareInside(fence, fix.lng, fix.lat, 0) !== 1) continue
+    const confidence = confidenceOf(shareInside(fence, fix.lng, fix.lat, fix.accuracy))
+    const enter = buffer ? confidence >= 1 : confidence >= minConfidence
+    if (enter) {
+      entries.push({type: 'user.entered_geofence', fence, confidence})
+      inside.push(fence)
+    }
+  }
+
+  const dwelled = dwells.map((d) => d.fence.id)
+  const commit = () => {
+    if (!generate) return
+    for (const id of dwelled) tx.run(store.db.updateTable('geofence_presence').set({dwelled: 1}).where('user_ref', '=', userRef).where('geofence_id', '=', id))
+    for (const id of gone) tx.run(store.db.deleteFrom('geofence_presence').where('user_ref', '=', userRef).where('geofence_id', '=', id))
+    for (const {fence, confidence} of entries) {
+      tx.run(store.db.insertInto('geofence_presence')
+        .values({user_ref: userRef, geofence_id: fence.id, live: live ? 1 : 0, entered_at: atIso, dwelled: 0, confidence}))
+    }
+  }
+  if (!generate) {
+    const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))
+    return {transitions: [], inside: kept, commit}
+  }
+  inside.sort((a, b) => byFence({fence: a}, {fence: b}))
+  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside, commit}
+}
+
+/** `currentlyOperating` for geofence events: present only when the geofence has operating hours. */
+export function operatingField(fence: Fence, at: Date): {currentlyOperating?: boolean} {
+  return fence.hours ? {currentlyOperating: isOperating(fence.hours, at)} : {}
+}

@@ -1,0 +1,190 @@
+import {CompiledQuery} from 'kysely'
+import {eventJson} from '../events/json.js'
+import {type NewEvent, recordEvents} from '../events/recorder.js'
+import type {MapData} from '../map/index.js'
+import {getSettings} from '../project/settings.js'
+import {countryAt, type Region} from '../regions/index.js'
+import type {Store} from '../store/db.js'
+import {newId} from '../store/ids.js'
+import {type Tx, writeGrouped} from '../store/write.js'
+import {tripJson} from '../trips/json.js'
+import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
+import {type UserRow, userJson} from '../users/json.js'
+import {rangedBeacons} from './beacons.js'
+import {fraudOf} from './fraud.js'
+import {passesFilters, type PlaceHit, placesAt} from './places.js'
+import type {TrackInput} from './input.js'
+import {type Fix, movePresence, operatingField} from './presence.js'
+import {type EtaSource, moveTrip, tripEvents} from './trips.js'
+
+/** What a track needs of the running system. */
+export interface TrackDeps {
+  store: Store
+  /** Imported map regions, for places. */
+  map?: MapData
+  /** Trip ETAs from the routing engine where it answers; straight line otherwise. */
+  routing?: EtaSource
+}
+
+export interface TrackResult {
+  events: Array<Record<string, unknown>>
+  user: Record<string, unknown>
+}
+
+/**
+ * `POST /v1/track`: one fix of one device. Everything — the user, presence, trip, events and their
+ * webhook deliveries — is decided and written inside one group-committed transaction that reads
+ * the state it moves, so tracks of one device never interleave (across workers and processes the
+ * store's write lock orders them) and the answer comes only after the commit.
+ */
+export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: string): Promise<TrackResult> {
+  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()))
+}
+
+const env = (live: boolean) => (live ? 1 : 0)
+
+// literal LIMIT 1: bound as a parameter, SQLite took 6x longer on the same index (66 against 11 µs)
+const NEWEST_BY_USER_ID = 'SELECT * FROM users WHERE live = ? AND user_id = ? ORDER BY updated_at DESC LIMIT 1'
+const NEWEST_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? ORDER BY updated_at DESC LIMIT 1'
+const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
+
+/** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
+function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
+  const get = (sql: string, value: string) => tx.get<UserRow>(CompiledQuery.raw(sql, [env(live), value]))
+  if (input.userId) return get(NEWEST_BY_USER_ID, input.userId) ?? get(NEWEST_LOGGED_OUT_BY_DEVICE, input.deviceId)
+  return get(NEWEST_BY_DEVICE, input.deviceId)
+}
+
+export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInput, ip: string, now: Date): TrackResult {
+  const {db} = tx.store
+  const settings = getSettings(tx.store, live)
+  const before = findTracked(tx, live, input)
+  const context = (before?.context ? JSON.parse(before.context) : {}) as Record<string, unknown>
+  // DECISIONS: an `updatedAt` absent or older than the last update is server time; one from the future is now
+  let at = now
+  if (input.updatedAt) {
+    const given = new Date(input.updatedAt)
+    if ((!before || input.updatedAt > before.updated_at) && given <= now) at = given
+  }
+  const atIso = at.toISOString()
+  const accuracy = input.accuracy ?? 0
+  const lng = input.longitude, lat = input.latitude
+
+  const fraud = settings['fraud.enabled']
+    ? fraudOf({
+        mocked: input.mocked ?? false, compromised: input.compromised ?? false, sharing: input.sharing ?? false,
+        accuracy, ip, lng, lat, at,
+        previous: before && before.lng !== null && before.lat !== null ? {lng: before.lng, lat: before.lat, at: new Date(before.updated_at)} : undefined,
+        before: context.fraud as Record<string, unknown> | undefined,
+      }, settings)
+    : undefined
+  const generate = !fraud?.blocked
+
+  const row: UserRow = {
+    id: before?.id ?? newId(),
+    live: env(live),
+    user_id: input.userId ?? before?.user_id ?? null,
+    device_id: input.deviceId,
+    install_id: input.installId ?? before?.install_id ?? null,
+    description: input.description === undefined ? (before?.description ?? null) : input.description,
+    metadata: input.metadata === undefined ? (before?.metadata ?? null) : input.metadata ? JSON.stringify(input.metadata) : null,
+    lng, lat,
+    location_accuracy: input.accuracy ?? null,
+    foreground: input.foreground ? 1 : 0,
+    stopped: input.stopped ? 1 : 0,
+    device_type: input.deviceType ?? before?.device_type ?? null,
+    device_os: input.deviceOS ?? before?.device_os ?? null,
+    device_make: input.deviceMake ?? before?.device_make ?? null,
+    device_model: input.deviceModel ?? before?.device_model ?? null,
+    ip,
+    context: null,
+    created_at: before?.created_at ?? atIso,
+    updated_at: atIso,
+  }
+  const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
+  const {transitions, inside, commit} = movePresence(tx, live, row.id, fix, settings, generate, !before)
+
+  const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: []}
+  const regionEvents: Array<{type: string; region: Region}> = []
+  if (settings['regions.enabled']) {
+    const country = countryAt(lng, lat)
+    if (country) next.country = {code: country.code, name: country.name, flag: country.flag}
+    const was = context.country as {code: string; name: string} | undefined
+    if (was?.code !== country?.code) {
+      if (was) regionEvents.push({type: 'user.exited_region_country', region: {type: 'country', code: was.code, name: was.name}})
+      if (country) regionEvents.push({type: 'user.entered_region_country', region: country})
+    }
+  }
+  const beaconEvents: Array<{type: string; beacon: Record<string, unknown>}> = []
+  if (settings['beacons.enabled'] && input.beacons) {
+    const ranged = rangedBeacons(tx, live, input.beacons)
+    const was = (context.beacons as Array<Record<string, unknown>> | undefined) ?? []
+    const ids = new Set(ranged.map((b) => b._id))
+    const wasIds = new Set(was.map((b) => b._id))
+    for (const b of was) if (!ids.has(b._id)) beaconEvents.push({type: 'user.exited_beacon', beacon: b})
+    for (const b of ranged) if (!wasIds.has(b._id)) beaconEvents.push({type: 'user.entered_beacon', beacon: b})
+    next.beacons = ranged
+  } else if (settings['beacons.enabled']) {
+    next.beacons = context.beacons ?? []
+  }
+  const placeEvents: Array<{type: string; place: Record<string, unknown>; alternatePlaces?: Array<Record<string, unknown>>}> = []
+  if (settings['places.enabled'] && deps.map) {
+    const hits = placesAt(deps.map, lng, lat, settings)
+    const was = context.place as (Record<string, unknown> & {_filtered?: boolean}) | null | undefined
+    let place: PlaceHit | undefined = was ? hits.find((h) => h.json._id === was._id) : undefined
+    if (was && !place) {
+      if (passesFilters({category: (was.categories as string[])[0], chainSlug: (was.chain as {slug?: string} | undefined)?.slug ?? null}, settings)) {
+        placeEvents.push({type: 'user.exited_place', place: was})
+      }
+    }
+    // DECISIONS: a place entry needs a stopped or foreground update
+    if (!place && hits.length && (input.stopped || input.foreground)) {
+      place = hits[0]
+      if (passesFilters(place, settings)) placeEvents.push({type: 'user.entered_place', place: place.json, alternatePlaces: hits.slice(1, 4).map((h) => h.json)})
+    }
+    next.place = place?.json ?? null
+  }
+  if (fraud) next.fraud = fraud
+  if (!generate) {
+    // a blocked user's state stays as it was: only location and the fraud verdict change
+    for (const key of ['country', 'beacons', 'place']) if (key in context) next[key] = context[key]
+    regionEvents.length = 0
+    beaconEvents.length = 0
+    placeEvents.length = 0
+  }
+  row.context = JSON.stringify(next)
+  if (before) {
+    const {id: _id, live: _live, created_at: _created, ...changed} = row
+    tx.run(db.updateTable('users').set(changed).where('id', '=', row.id))
+  } else {
+    tx.run(db.insertInto('users').values(row))
+  }
+  commit()
+
+  const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
+  const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}
+
+  const userBody = userJson(row)
+  const trip = tripMoves.trip && ACTIVE_STATUSES.includes(tripMoves.trip.status as TripStatus) ? tripMoves.trip : undefined
+  if (trip) {
+    const {user: _u, userId: _id, ...json} = tripJson(trip, row)
+    userBody.trip = json
+  }
+  const location = {type: 'Point', coordinates: [lng, lat]}
+  const base = (type: string, body: Record<string, unknown>): NewEvent => ({
+    type, userRef: row.id, userId: row.user_id, createdAt: atIso,
+    body: {user: userBody, location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body},
+  })
+  const events: NewEvent[] = generate ? [
+    ...transitions.map((t) => base(t.type, {
+      geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
+    })),
+    ...tripEvents(tripMoves.events, row, userBody, atIso).map((e) => base(e.type, e.body)),
+    ...placeEvents.map(({type, ...body}) => base(type, body)),
+    ...regionEvents.map((e) => base(e.type, {region: e.region})),
+    ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
+  ] : []
+  const rows = recordEvents(tx, live, events)
+  return {events: rows.map(eventJson), user: userBody}
+}
+

@@ -1,0 +1,136 @@
+import {CompiledQuery, type Updateable} from 'kysely'
+import type {NewEvent} from '../events/recorder.js'
+import {haversine} from '../geofences/confidence.js'
+import type {Fence} from '../geofences/index.js'
+import type {Settings} from '../project/settings.js'
+import {newId} from '../store/ids.js'
+import type {TripTable} from '../store/schema.js'
+import type {Tx} from '../store/write.js'
+import {destinationOf} from '../trips/destination.js'
+import {type TripRow, tripJson} from '../trips/json.js'
+import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
+import {addTripLocation} from '../trips/write.js'
+import type {UserRow} from '../users/json.js'
+import type {TrackInput} from './input.js'
+
+/** An ETA between two points for a mode, or null where the source has no answer (no road graph). */
+export type EtaSource = (from: [number, number], to: [number, number], mode: string) => {duration: number; distance: number} | null
+
+/** DECISIONS: the straight-line fallback speeds, km/h. */
+export const FALLBACK_KMH: Record<string, number> = {car: 50, bike: 15, foot: 5}
+
+/** Minutes and metres to the destination: the routing source where it answers, else straight line. */
+export function etaOf(from: [number, number], to: [number, number], mode: string, routing?: EtaSource): {duration: number; distance: number; source: string} {
+  const routed = routing?.(from, to, mode)
+  if (routed) return {...routed, source: 'routing'}
+  const distance = Math.round(haversine(from[0], from[1], to[0], to[1]))
+  const duration = Math.round((distance / 1000 / (FALLBACK_KMH[mode] ?? 50)) * 60 * 100) / 100
+  return {duration, distance, source: 'straightLine'}
+}
+
+export interface TripStep {
+  user: UserRow
+  fix: {lng: number; lat: number; at: Date}
+  /** Geofences entered by this track, and all the user is inside now. */
+  entered: Fence[]
+  inside: Fence[]
+  settings: Settings
+  routing?: EtaSource
+}
+
+const env = (live: boolean) => (live ? 1 : 0)
+const OPEN = `+status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')})`
+const OPEN_TRIP_OF_USER = `SELECT * FROM trips WHERE user_ref = ? AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
+const OPEN_TRIP_OF_USER_OR_ID = `SELECT * FROM trips WHERE (user_ref = ? OR (live = ? AND user_id = ? AND user_ref IS NULL)) AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
+
+/**
+ * The trip's automatic transitions for one track (DECISIONS, trips), inside the caller's write:
+ * `tripOptions` names (and if need be creates) the trip; a pending trip starts (cancelling the
+ * user's other active trip); every later track updates ETA, locations and delay; approaching at
+ * the ETA threshold; arrived on entering (or being inside) the destination; wrong destination on
+ * entering another geofence with the destination's tag. Returns the events; the trip row is
+ * re-read by the caller for `user.trip`.
+ */
+export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions'], step: TripStep): {events: Array<{type: string; trip: TripRow}>; trip?: TripRow} {
+  const {db} = tx.store
+  const {user, fix, settings} = step
+  const at = fix.at.toISOString()
+  let trip = options ? tripForOptions(tx, live, options, user, at) : undefined
+  // the user's open trip, or one created for its userId before that user ever tracked
+  trip ??= tx.get(CompiledQuery.raw(user.user_id ? OPEN_TRIP_OF_USER_OR_ID : OPEN_TRIP_OF_USER,
+    user.user_id ? [user.id, env(live), user.user_id] : [user.id]))
+  if (!trip) return {events: []}
+  const events: Array<{type: string; trip: TripRow}> = []
+  const set: Updateable<TripTable> = {updated_at: at, user_ref: user.id}
+  if (trip.status === 'pending') {
+    set.status = 'started'
+    for (const other of tx.all(db.selectFrom('trips').select('id').where('user_ref', '=', user.id)
+      .where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES))) {
+      const ended = tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: at, ended_at: at, updated_at: at})
+        .where('id', '=', other.id).returningAll())!
+      events.push({type: 'user.stopped_trip', trip: ended})
+    }
+  }
+  const status = set.status ?? trip.status
+  if (trip.destination_lng !== null && trip.destination_lat !== null) {
+    const eta = etaOf([fix.lng, fix.lat], [trip.destination_lng, trip.destination_lat], trip.mode, step.routing)
+    Object.assign(set, {eta_duration: eta.duration, eta_distance: eta.distance, eta_source: eta.source})
+    const destination = trip.destination_geofence_tag === null ? undefined
+      : step.inside.find((f) => f.tag === trip!.destination_geofence_tag && f.externalId === trip!.destination_geofence_external_id)
+    const threshold = trip.approaching_threshold ?? destination?.tripApproachingThreshold ?? settings['trips.approachingThreshold']
+    if (trip.scheduled_arrival_at) {
+      const scheduled = Date.parse(trip.scheduled_arrival_at)
+      const late = (fix.at.getTime() + eta.duration * 60_000 - scheduled) / 60_000
+      set.scheduled_arrival_time_delay = Math.max(0, Math.round(late * 100) / 100)
+      set.delayed = late > settings['trips.delayThreshold'] ? 1 : 0
+      if (!trip.order_fired_at && fix.at.getTime() >= scheduled - threshold * 60_000) set.order_fired_at = at
+    }
+    if (destination && status !== 'arrived') {
+      Object.assign(set, {status: 'arrived', arrived_at: trip.arrived_at ?? at})
+    } else if (status === 'started' && eta.duration <= threshold) {
+      set.status = 'approaching'
+    }
+  }
+  const updated = tx.get(db.updateTable('trips').set(set).where('id', '=', trip.id).returningAll())!
+  addTripLocation(tx, trip.id, fix.lng, fix.lat, at)
+  if (trip.status === 'pending') events.push({type: 'user.started_trip', trip: updated})
+  else if (updated.status !== 'arrived' || trip.status !== 'arrived') events.push({type: 'user.updated_trip', trip: updated})
+  if (updated.status === 'approaching' && trip.status !== 'approaching') events.push({type: 'user.approaching_trip_destination', trip: updated})
+  if (updated.status === 'arrived' && trip.status !== 'arrived') events.push({type: 'user.arrived_at_trip_destination', trip: updated})
+  if (trip.destination_geofence_tag !== null) {
+    for (const fence of step.entered) {
+      if (fence.tag === trip.destination_geofence_tag && fence.externalId !== trip.destination_geofence_external_id) {
+        events.push({type: 'user.arrived_at_wrong_trip_destination', trip: updated})
+      }
+    }
+  }
+  return {events, trip: updated}
+}
+
+/** The open trip `tripOptions` names, created pending for this user when there is none (compat). */
+function tripForOptions(tx: Tx, live: boolean, options: NonNullable<TrackInput['tripOptions']>, user: UserRow, at: string): TripRow {
+  const {db} = tx.store
+  const open = tx.get(db.selectFrom('trips').selectAll().where('live', '=', env(live))
+    .where('external_id', '=', options.externalId).where('status', 'in', OPEN_STATUSES))
+  if (open) return open
+  const tag = options.destinationGeofenceTag ?? null
+  const externalId = options.destinationGeofenceExternalId ?? null
+  const center = tag !== null && externalId !== null ? destinationOf(tx, live, tag, externalId) : undefined
+  const row: TripRow = {
+    id: newId(), live: env(live), external_id: options.externalId, user_ref: user.id, user_id: user.user_id,
+    mode: options.mode ?? 'car', destination_geofence_tag: tag, destination_geofence_external_id: externalId,
+    destination_lng: center?.[0] ?? null, destination_lat: center?.[1] ?? null,
+    metadata: options.metadata ? JSON.stringify(options.metadata) : null,
+    approaching_threshold: options.approachingThreshold ?? null, scheduled_arrival_at: options.scheduledArrivalAt ?? null,
+    order_fired_at: null, arrived_at: null, completed_at: null, ended_at: null, status: 'pending',
+    eta_duration: null, eta_distance: null, delayed: 0, scheduled_arrival_time_delay: null, eta_source: null,
+    created_at: at, updated_at: at,
+  }
+  tx.run(db.insertInto('trips').values(row))
+  return row
+}
+
+/** Trip events as the recorder takes them. */
+export function tripEvents(moves: Array<{type: string; trip: TripRow}>, user: UserRow, userBody: Record<string, unknown>, createdAt: string): NewEvent[] {
+  return moves.map(({type, trip}) => ({type, userRef: user.id, userId: user.user_id, createdAt, body: {user: userBody, trip: tripJson(trip, user)}}))
+}

@@ -1,0 +1,152 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {setSettings} from '../../src/project/settings.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+const MONACO = {latitude: 43.735, longitude: 7.42}
+/** What the hosted original's web SDK sends, captured on the wire. */
+const WEB_SDK = {
+  ...MONACO, accuracy: 12, userId: null, description: null, metadata: null, locationAuthorization: 'GRANTED_FOREGROUND',
+  deviceId: 'web-device', deviceType: 'Web', foreground: true, installId: 'install-1', sessionId: 'session-1',
+  sdkVersion: '4.4.1', stopped: false, tripOptions: null,
+}
+
+describe('POST /v1/track', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+    await server.call('PUT', '/v1/geofences/store/1', {key: server.keys.testSk, body: {description: 'Store', type: 'circle', coordinates: [7.42, 43.735], radius: 100, metadata: {brand: 'x'}}})
+  })
+  afterAll(() => server.stop())
+  const track = (body: unknown, key = server.keys.testPk) => server.call('POST', '/v1/track', {key, body})
+  const count = (table: 'users' | 'events') => (server.store.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number)
+
+  it('accepts what the web SDK sends and answers {meta, events, user} with the user fields of the spec', async () => {
+    const res = await track(WEB_SDK)
+    expect(res.status).toBe(200)
+    expect(res.body.meta).toEqual({code: 200})
+    expect(res.body.events.map((e: any) => e.type)).toEqual(['user.entered_geofence'])
+    const [event] = res.body.events
+    expect(event).toMatchObject({live: false, confidence: 3, geofence: {tag: 'store', externalId: '1', description: 'Store', metadata: {brand: 'x'}},
+      location: {type: 'Point', coordinates: [7.42, 43.735]}, locationAccuracy: 12, user: {deviceId: 'web-device'}})
+    expect(res.body.user).toMatchObject({
+      live: false, userId: null, deviceId: 'web-device', installId: 'install-1', deviceType: 'Web', foreground: true, stopped: false,
+      location: {type: 'Point', coordinates: [7.42, 43.735]}, locationAccuracy: 12, ip: expect.any(String), segments: [], topChains: [],
+      geofences: [{tag: 'store', externalId: '1', description: 'Store', metadata: {brand: 'x'}}],
+    })
+    expect(res.body.user.trip).toBeUndefined()
+    const listed = await server.call('GET', `/v1/events/${event._id}`, {key: server.keys.testSk})
+    expect(listed.body.event.type).toBe('user.entered_geofence')
+  })
+
+  it('deviceId alone is a logged-out user; userId with the deviceId logs that user in (same _id)', async () => {
+    const out = await track({...MONACO, deviceId: 'phone-7', accuracy: 5})
+    const inUser = await track({...MONACO, deviceId: 'phone-7', userId: 'alice', accuracy: 5})
+    expect(inUser.body.user._id).toBe(out.body.user._id)
+    expect(inUser.body.user.userId).toBe('alice')
+    const again = await track({...MONACO, deviceId: 'phone-8', userId: 'alice', accuracy: 5})
+    expect(again.body.user._id).toBe(out.body.user._id)
+    expect(again.body.user.deviceId).toBe('phone-8')
+  })
+
+  it('takes updatedAt older than the last update, or absent, as server time; replayed events keep their time', async () => {
+    const first = await track({...MONACO, deviceId: 'hist', accuracy: 5, updatedAt: '2026-01-01T10:00:00Z', replayed: true})
+    expect(first.body.user.updatedAt).toBe('2026-01-01T10:00:00.000Z')
+    expect(first.body.events[0]).toMatchObject({createdAt: '2026-01-01T10:00:00.000Z', replayed: true})
+    const older = await track({...MONACO, deviceId: 'hist', accuracy: 5, updatedAt: '2025-12-31T10:00:00Z'})
+    expect(Date.parse(older.body.user.updatedAt)).toBeGreaterThan(Date.now() - 60_000)
+  })
+
+  it('refuses bad input naming the param, and stores nothing', async () => {
+    const users = count('users'), events = count('events')
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{latitude: 43.7, longitude: 7.4}, 'deviceId'],
+      [{deviceId: 'd', longitude: 7.4}, 'latitude'],
+      [{deviceId: 'd', latitude: 91, longitude: 7.4}, 'latitude'],
+      [{deviceId: 'd', latitude: 43, longitude: -181}, 'longitude'],
+      [{deviceId: 'd', ...MONACO, accuracy: 0}, 'accuracy'],
+      [{deviceId: 'd', ...MONACO, accuracy: -3}, 'accuracy'],
+      [{deviceId: 'd', ...MONACO, deviceType: 'Symbian'}, 'deviceType'],
+      [{deviceId: 'd', ...MONACO, metadata: Object.fromEntries(Array.from({length: 33}, (_, i) => [`k${i}`, i]))}, 'metadata'],
+      [{deviceId: 'd', ...MONACO, metadata: {nested: {a: 1}}}, 'metadata.nested'],
+      [{deviceId: 'd', ...MONACO, updatedAt: 'yesterday'}, 'updatedAt'],
+      [{deviceId: 'd', ...MONACO, stopped: 'maybe'}, 'stopped'],
+      [{deviceId: 'd', ...MONACO, tripOptions: {mode: 'car'}}, 'tripOptions.externalId'],
+      [{deviceId: 'd', ...MONACO, beacons: [{major: 1}]}, 'beacons.0'],
+    ]
+    for (const [body, param] of cases) {
+      const res = await track(body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(res.body.meta.param).toBe(param)
+      expect(res.body.meta.message).toMatch(new RegExp(`^${param.replace('.', '\\.')}: `))
+    }
+    expect([count('users'), count('events')]).toEqual([users, events])
+  })
+
+  it('survives a seeded fuzz of bad values: every answer is 200 or 400, never a fault', async () => {
+    let seed = 42
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const bad = [null, '', 'x'.repeat(5000), -1, 1e308, Number.NaN, true, [], {}, [1, 2], {a: {b: 1}}, '43.7', '∞']
+    const fields = ['deviceId', 'userId', 'latitude', 'longitude', 'accuracy', 'foreground', 'stopped', 'description', 'metadata', 'deviceType',
+      'updatedAt', 'replayed', 'deviceOS', 'altitude', 'verticalAccuracy', 'tripOptions', 'beacons', 'mocked', 'installId']
+    for (let i = 0; i < 120; i++) {
+      const field = fields[Math.floor(rand() * fields.length)]
+      const value = bad[Math.floor(rand() * bad.length)]
+      const res = await track({...MONACO, deviceId: `fuzz-${i}`, [field]: value})
+      expect([200, 400], `${field}=${JSON.stringify(value)}`).toContain(res.status)
+      if (res.status === 400) expect(res.body.meta.param.split('.')[0]).toBe(field)
+    }
+  })
+
+  it('GET /v1/context answers the geofences and country at a point without storing anything', async () => {
+    const users = count('users')
+    const res = await server.call('GET', '/v1/context?coordinates=43.735,7.42', {key: server.keys.testPk})
+    expect(res.status).toBe(200)
+    expect(res.body.geofences.map((g: any) => g.externalId)).toEqual(['1'])
+    expect(res.body.country).toEqual({code: 'MC', name: 'Monaco', flag: '🇲🇨'})
+    expect(count('users')).toBe(users)
+    const bad = await server.call('GET', '/v1/context?coordinates=91,7', {key: server.keys.testPk})
+    expect(bad.body.meta.param).toBe('coordinates')
+  })
+
+  it('fraud (when enabled) reports jumped, inaccurate, mocked with their last times; passed when none holds', async () => {
+    setSettings(server.store, false, {'fraud.enabled': true})
+    try {
+      const first = await track({deviceId: 'fraud-1', ...MONACO, accuracy: 5})
+      expect(first.body.user.fraud).toMatchObject({passed: true, blocked: false, jumped: false, mocked: false, lastJumpedAt: null})
+      const jump = await track({deviceId: 'fraud-1', latitude: 44.5, longitude: 7.42, accuracy: 2000, mocked: true})
+      expect(jump.body.user.fraud).toMatchObject({passed: false, blocked: false, jumped: true, inaccurate: true, mocked: true, proxy: false})
+      expect(jump.body.user.fraud.lastJumpedAt).toBe(jump.body.user.updatedAt)
+      const calm = await track({deviceId: 'fraud-1', latitude: 44.5, longitude: 7.42, accuracy: 5})
+      expect(calm.body.user.fraud).toMatchObject({passed: true, jumped: false, lastJumpedAt: jump.body.user.updatedAt})
+    } finally {
+      setSettings(server.store, false, {'fraud.enabled': false})
+    }
+  })
+
+  it('GET /v1/search/beacons answers enabled beacons within 1 km, nearest first', async () => {
+    const beacon = (externalId: string, coordinates: number[], enabled = true) => server.call('POST', '/v1/beacons', {key: server.keys.testSk, body: {
+      description: externalId, tag: 'b', externalId, type: 'eddystone', uid: `uid${externalId}`, instance: '1', coordinates, enabled}})
+    await beacon('far', [7.44, 43.735])
+    await beacon('near', [7.4201, 43.735])
+    await beacon('mid', [7.425, 43.735])
+    await beacon('off', [7.42, 43.735], false)
+    const res = await server.call('GET', '/v1/search/beacons?near=43.735,7.42', {key: server.keys.testPk})
+    expect(res.body.beacons.map((b: any) => b.externalId)).toEqual(['near', 'mid'])
+  })
+})
+
+describe('track rate limit', () => {
+  it('counts per key and device: a second track of one device in the same second is 429, another device is not', async () => {
+    const server = await startTestServer({rateLimits: {track: 1, data: 100, search: 100, config: 100, geocode: 100, ipGeocode: 100, searchPlaces: 100, validate: 100, matrix: 100, routing: 100, staticMaps: 10}})
+    try {
+      const send = (deviceId: string) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId}})
+      // stay inside one wall-clock second
+      while (Date.now() % 1000 > 700) await new Promise((r) => setTimeout(r, 50))
+      const [a, b, c] = [await send('one'), await send('one'), await send('two')]
+      expect([a.status, b.status, c.status]).toEqual([200, 429, 200])
+      expect(b.headers.get('retry-after')).toBe('1')
+    } finally {
+      await server.stop()
+    }
+  })
+})

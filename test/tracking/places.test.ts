@@ -1,0 +1,46 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {importOsm} from '../../src/osm/index.js'
+import {setSettings} from '../../src/project/settings.js'
+import {MONACO} from '../osm/helpers.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+describe('places on track (imported Monaco POIs)', () => {
+  let server: TestServer
+  let poi: {osm_type: string; osm_id: number; name: string; category: string; lon: number; lat: number}
+  beforeAll(async () => {
+    server = await startTestServer()
+    await importOsm(MONACO, {dataDir: server.dataDir})
+    const db = server.system.map.db('monaco')!
+    // a point POI with no other POI within 120 m, so it is the only candidate
+    const points = db.prepare('SELECT osm_type, osm_id, name, category, lon, lat FROM places WHERE footprint IS NULL ORDER BY id').all() as typeof poi[]
+    poi = points.find((p) => points.every((q) => q === p || Math.hypot((q.lon - p.lon) * 80_000, (q.lat - p.lat) * 111_000) > 120))!
+    setSettings(server.store, false, {'places.enabled': true})
+  }, 60_000)
+  afterAll(() => server.stop())
+
+  const track = (deviceId: string, lng: number, lat: number, stopped: boolean) =>
+    server.call('POST', '/v1/track', {key: server.keys.testPk, body: {deviceId, latitude: lat, longitude: lng, accuracy: 10, stopped}})
+
+  it('enters a point POI when stopped within 50 m, not while moving; exits when away; user.place follows', async () => {
+    const moving = await track('p1', poi.lon, poi.lat + 0.0002, false)
+    expect(moving.body.events).toEqual([])
+    expect(moving.body.user.place).toBeNull()
+    const stopped = await track('p1', poi.lon, poi.lat + 0.0002, true)
+    expect(stopped.body.events.map((e: any) => e.type)).toEqual(['user.entered_place'])
+    expect(stopped.body.events[0].place).toMatchObject({_id: `${poi.osm_type}${poi.osm_id}`, name: poi.name, categories: [poi.category]})
+    expect(stopped.body.user.place.name).toBe(poi.name)
+    const away = await track('p1', poi.lon, poi.lat + 0.01, false)
+    expect(away.body.events.map((e: any) => [e.type, e.place.name])).toEqual([['user.exited_place', poi.name]])
+    expect(away.body.user.place).toBeNull()
+  })
+
+  it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
+    setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
+    const stopped = await track('p2', poi.lon, poi.lat, true)
+    expect(stopped.body.events).toEqual([])
+    expect(stopped.body.user.place.name).toBe(poi.name)
+    setSettings(server.store, false, {'places.placeFilters': {}})
+    const context = await server.call('GET', `/v1/context?coordinates=${poi.lat},${poi.lon}`, {key: server.keys.testPk})
+    expect(context.body.place.name).toBe(poi.name)
+  })
+})

@@ -1,0 +1,109 @@
+import {rmSync} from 'node:fs'
+import {afterAll, describe, expect, it} from 'vitest'
+import {loadConfig} from '../../src/config/index.js'
+import {createLogger} from '../../src/log.js'
+import {createKey} from '../../src/project/keys.js'
+import {openSystem} from '../../src/system.js'
+import {spawnServe, tempDir} from '../helpers.js'
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+
+const INSIDE = {latitude: 43.735, longitude: 7.42, accuracy: 10}
+const OUTSIDE = {latitude: 43.745, longitude: 7.42, accuracy: 10}
+
+/** A data dir with keys and one geofence, written before any server runs. */
+async function prepared(): Promise<{dir: string; pk: string; sk: string}> {
+  const dir = tempDir()
+  dirs.push(dir)
+  const system = await openSystem(loadConfig({env: {}, overrides: {dataDir: dir}}), {log: createLogger('silent')})
+  const pk = createKey(system.store, 'publishable', 'test').key
+  const sk = createKey(system.store, 'secret', 'test').key
+  await system.close()
+  return {dir, pk, sk}
+}
+
+const env = (dir: string, track = '1000000') => ({LOC_DATA_DIR: dir, LOC_RATE_LIMITS__TRACK: track})
+
+async function post(url: string, key: string, body: unknown, close = false) {
+  const res = await fetch(`${url}/v1/track`, {method: 'POST', headers: {authorization: key, 'content-type': 'application/json', ...(close ? {connection: 'close'} : {})}, body: JSON.stringify(body)})
+  return {status: res.status, body: await res.json() as any}
+}
+
+describe('loc serve as a process', () => {
+  it('kill -9 during a track load: every acknowledged event is stored once, presence matches, a restart continues exactly', async () => {
+    const {dir, pk, sk} = await prepared()
+    const first = await spawnServe([], env(dir))
+    await fetch(`${first.url}/v1/geofences/store/1`, {method: 'PUT', headers: {authorization: sk, 'content-type': 'application/json'},
+      body: JSON.stringify({description: 'Store', type: 'circle', coordinates: [7.42, 43.735], radius: 100})})
+    const acknowledged: string[] = []
+    let crashed = false
+    const device = async (d: number) => {
+      for (let i = 0; !crashed; i++) {
+        try {
+          const res = await post(first.url, pk, {deviceId: `d${d}`, ...(i % 2 ? OUTSIDE : INSIDE)})
+          if (res.status === 200) for (const e of res.body.events) acknowledged.push(e._id)
+        } catch {
+          return // the connection died with the server
+        }
+      }
+    }
+    const load = Promise.all(Array.from({length: 16}, (_, d) => device(d)))
+    // crash mid-load: once enough has been acknowledged, with 16 devices' requests in flight
+    while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10))
+    crashed = true
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL')
+    await load
+
+    const system = await openSystem(loadConfig({env: {}, overrides: {dataDir: dir}}), {log: createLogger('silent')})
+    const rows = system.store.sqlite.prepare('SELECT id, type, user_ref FROM events ORDER BY rowid').all() as Array<{id: string; type: string; user_ref: string}>
+    const stored = new Set(rows.map((r) => r.id))
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([])
+    // per user the events alternate entry, exit, entry...: none lost, none duplicated
+    const byUser = new Map<string, string[]>()
+    for (const r of rows) byUser.set(r.user_ref, [...(byUser.get(r.user_ref) ?? []), r.type])
+    const inside = new Set((system.store.sqlite.prepare('SELECT user_ref FROM geofence_presence').pluck().all() as string[]))
+    for (const [user, types] of byUser) {
+      types.forEach((t, i) => expect(t).toBe(i % 2 ? 'user.exited_geofence' : 'user.entered_geofence'))
+      expect(inside.has(user)).toBe(types.length % 2 === 1)
+    }
+    const devices = new Map((system.store.sqlite.prepare('SELECT id, device_id FROM users').all() as Array<{id: string; device_id: string}>).map((u) => [u.device_id, u.id]))
+    await system.close()
+
+    const second = await spawnServe([], env(dir))
+    try {
+      for (const [deviceId, id] of devices) {
+        const res = await post(second.url, pk, {deviceId, ...INSIDE})
+        expect(res.body.events.map((e: any) => e.type)).toEqual(inside.has(id) ? [] : ['user.entered_geofence'])
+      }
+    } finally {
+      await second.stop()
+    }
+  }, 120_000)
+
+  it('--workers 2: tracks of one device spread over both workers give the same events; the rate limit counts per worker', async () => {
+    const {dir, pk, sk} = await prepared()
+    const served = await spawnServe(['--workers', '2'], env(dir, '1'))
+    try {
+      expect(served.output()).toMatch(/2 workers/)
+      await fetch(`${served.url}/v1/geofences/store/1`, {method: 'PUT', headers: {authorization: sk, 'content-type': 'application/json'},
+        body: JSON.stringify({description: 'Store', type: 'circle', coordinates: [7.42, 43.735], radius: 100})})
+      const types: string[] = []
+      for (let i = 0; i < 6; i++) {
+        await new Promise((r) => setTimeout(r, 1010 - (Date.now() % 1000))) // a fresh rate-limit second
+        const res = await post(served.url, pk, {deviceId: 'one', ...(i % 2 ? OUTSIDE : INSIDE)}, true)
+        expect(res.status).toBe(200)
+        types.push(...res.body.events.map((e: any) => e.type))
+      }
+      expect(types).toEqual(['user.entered_geofence', 'user.exited_geofence', 'user.entered_geofence', 'user.exited_geofence', 'user.entered_geofence', 'user.exited_geofence'])
+      // a burst of one device inside one second: each worker admits its own 1 per second
+      while (Date.now() % 1000 > 500) await new Promise((r) => setTimeout(r, 20))
+      const burst = await Promise.all(Array.from({length: 8}, () => post(served.url, pk, {deviceId: 'burst', ...INSIDE}, true)))
+      const ok = burst.filter((r) => r.status === 200).length
+      expect(ok).toBeGreaterThanOrEqual(1)
+      expect(ok).toBeLessThanOrEqual(2)
+    } finally {
+      expect(await served.stop()).toBe(0)
+    }
+  }, 120_000)
+})
