@@ -5,6 +5,7 @@ import {createLogger, type Logger} from './log.js'
 import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
 import {openStore, type Store} from './store/db.js'
+import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
 export interface System {
@@ -47,19 +48,26 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
 export interface Serving {
   server: RunningServer
   jobs: Jobs
+  /** The webhook delivery worker (src/webhooks/worker.ts). */
+  deliveries: DeliveryWorker
   /** Stops taking requests (in-flight ones finish), stops the jobs; the system stays open. */
   stop(): Promise<void>
 }
 
-/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs. */
+/**
+ * Starts what `loc serve` runs on a system: the HTTP server, the webhook delivery worker and,
+ * unless `jobs: false`, the timed jobs. `stop` lets requests and deliveries in flight finish.
+ */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
+  const deliveries = startDeliveries(system)
   return {
     server,
     jobs,
+    deliveries,
     async stop() {
-      await Promise.all([server.close(), jobs.stop()])
+      await Promise.all([server.close(), jobs.stop(), deliveries.stop()])
     },
   }
 }
