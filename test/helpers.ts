@@ -91,6 +91,8 @@ export interface ServeProcess {
   output(): string
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>
+  /** SIGKILL (`kill -9`: no cleanup of any kind), then the exit. */
+  kill(): Promise<number | null>
 }
 
 /** `loc serve ARGS` as a real process (the built CLI); resolves once it listens. */
@@ -112,6 +114,10 @@ export async function spawnServe(args: string[], env: Record<string, string | un
     output: () => out,
     stop() {
       child.kill('SIGTERM')
+      return exited
+    },
+    kill() {
+      child.kill('SIGKILL')
       return exited
     },
   }

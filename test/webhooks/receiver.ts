@@ -12,8 +12,8 @@ export interface Receiver {
   url: string
   port: number
   received: Received[]
-  /** The status to answer with, per request (default 200). */
-  answer: (r: Received) => number
+  /** The status to answer with, per request (default 200); a promise holds the answer back. */
+  answer: (r: Received) => number | Promise<number>
   /** Resolves once `n` requests were acknowledged with a 2xx. */
   acked(n: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
@@ -34,11 +34,12 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     const s = createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c) => chunks.push(c))
-      req.on('end', () => {
+      req.on('end', async () => {
         const body = Buffer.concat(chunks).toString('utf8')
         const r: Received = {headers: req.headers, body, json: JSON.parse(body), at: Date.now()}
         received.push(r)
-        const status = receiver.answer(r)
+        const status = await receiver.answer(r)
+        if (res.destroyed) return
         if (status >= 200 && status < 300) ok.push(r)
         res.writeHead(status, {'content-type': 'text/plain'}).end('ok')
         for (const w of waiters) w()
