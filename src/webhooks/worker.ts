@@ -30,11 +30,27 @@ interface OwedRow {
   event: EventRow | null
 }
 
-interface Completion {
+/** A webhook's claimed deliveries: requests sent one after another, each of one or more rows (a batch). */
+interface Claim {
   webhook: Webhook
-  rows: OwedRow[]
-  result: SendResult
+  requests: OwedRow[][]
+  leaseUntil: number
 }
+
+/** What became of a claim: delivered rows, the request that failed (the rest waits behind it), rows not sent. */
+interface Outcome {
+  webhook: Webhook
+  delivered: OwedRow[]
+  failed?: {rows: OwedRow[]; result: SendResult}
+  unsent: OwedRow[]
+}
+
+/**
+ * A non-batch webhook's owed deliveries claimed at once and sent one after another: the acks of a
+ * window are recorded in one transaction instead of one each (a crash mid-window re-sends at most
+ * this many acknowledged deliveries).
+ */
+const WINDOW = 16
 
 const OWED = `SELECT o.id, o.attempts, o.next_attempt_at, o.lease_until, o.lease_owner, o.created_at,
     e.id AS e_id, e.live AS e_live, e.type AS e_type, e.user_ref AS e_user_ref, e.user_id AS e_user_id,
@@ -42,6 +58,7 @@ const OWED = `SELECT o.id, o.attempts, o.next_attempt_at, o.lease_until, o.lease
   FROM webhook_outbox o LEFT JOIN events e ON e.id = o.event_id
   WHERE o.webhook_id = ? AND o.status IN ('pending', 'failed') ORDER BY o.id LIMIT ?`
 const LEASE = 'UPDATE webhook_outbox SET lease_until = ?, lease_owner = ? WHERE id = ?'
+const RELEASE = 'UPDATE webhook_outbox SET lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?'
 const DELIVERED = `UPDATE webhook_outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL,
   lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?`
 const FAILED = `UPDATE webhook_outbox SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?,
@@ -66,11 +83,12 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
   const owner = `${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`
   const sender = createSender(options)
   const stats = deliveryStats(store)
+  const secrets = secretCache(store)
   /** Webhooks with a request in flight. */
   const inFlight = new Set<string>()
   /** When to look at a webhook's deliveries again (ms); Infinity: nothing owed when last looked. */
   const nextLook = new Map<string, number>()
-  const completions: Completion[] = []
+  const completions: Outcome[] = []
   const sending = new Set<Promise<void>>()
   let stopping = false
   let stopped = false
@@ -93,7 +111,7 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       forgetIdle()
     }
     const done = completions.splice(0)
-    let claims: Completion[] = []
+    let claims: Claim[] = []
     try {
       claims = write(store, (tx) => {
         for (const c of done) record(tx, c, now)
@@ -121,14 +139,14 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     for (const [id, at] of nextLook) if (at === Infinity) nextLook.delete(id)
   }
 
-  function claim(tx: Tx, now: number): Completion[] {
+  function claim(tx: Tx, now: number): Claim[] {
     const nowIso = new Date(now).toISOString()
     const leaseUntil = new Date(now + options.leaseMs).toISOString()
-    const claims: Completion[] = []
+    const claims: Claim[] = []
     for (const webhook of enabledWebhooks(store)) {
       if (inFlight.size + claims.length >= options.concurrency) break
       if (inFlight.has(webhook.id) || (nextLook.get(webhook.id) ?? 0) > now) continue
-      const rows = tx.all<Record<string, unknown>>(CompiledQuery.raw(OWED, [webhook.id, webhook.batch ? BATCH_SIZE : 1])).map(owedRow)
+      const rows = tx.all<Record<string, unknown>>(CompiledQuery.raw(OWED, [webhook.id, webhook.batch ? BATCH_SIZE : WINDOW])).map(owedRow)
       const head = rows[0]
       if (!head) {
         nextLook.set(webhook.id, Infinity)
@@ -143,54 +161,78 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
         continue
       }
       nextLook.delete(webhook.id)
-      // a batch carries the events of one user in a row, as the hosted original's batches do
-      const user = head.event?.user_ref ?? head.event?.user_id
-      const picked = [head]
-      for (const row of rows.slice(1)) {
-        if (!row.event || !head.event || (row.event.user_ref ?? row.event.user_id) !== user) break
-        picked.push(row)
+      let requests: OwedRow[][]
+      if (webhook.batch) {
+        // a batch carries the events of one user in a row, as the hosted original's batches do
+        const user = head.event?.user_ref ?? head.event?.user_id
+        const picked = [head]
+        for (const row of rows.slice(1)) {
+          if (!row.event || !head.event || (row.event.user_ref ?? row.event.user_id) !== user) break
+          picked.push(row)
+        }
+        requests = [picked]
+      } else {
+        requests = rows.filter((row) => row === head || row.next_attempt_at <= nowIso).map((row) => [row])
       }
-      for (const row of picked) tx.run(CompiledQuery.raw(LEASE, [leaseUntil, owner, row.id]))
-      claims.push({webhook, rows: picked, result: {ok: false, status: 0}})
+      for (const request of requests) for (const row of request) tx.run(CompiledQuery.raw(LEASE, [leaseUntil, owner, row.id]))
+      claims.push({webhook, requests, leaseUntil: now + options.leaseMs})
     }
     return claims
   }
 
-  function send(claimed: Completion): void {
-    const {webhook, rows} = claimed
+  function send({webhook, requests, leaseUntil}: Claim): void {
     inFlight.add(webhook.id)
-    const events = rows.map((r) => r.event).filter((e): e is EventRow => e !== null)
-    const secret = webhookSecret(store, webhook.id)
+    const outcome: Outcome = {webhook, delivered: [], unsent: []}
     const work = (async () => {
-      if (events.length === 0 || secret === undefined) {
-        claimed.result = {ok: false, status: 0, error: events.length === 0 ? 'event deleted before delivery' : 'webhook removed'}
-        return
+      for (let i = 0; i < requests.length; i++) {
+        // each request must end inside the lease (leaseMs > timeoutMs covers the first), or another
+        // worker may send the same delivery
+        if (i > 0 && (stopping || Date.now() + options.timeoutMs > leaseUntil)) {
+          outcome.unsent = requests.slice(i).flat()
+          return
+        }
+        const result = await sendOne(webhook, requests[i])
+        if (result.ok) {
+          outcome.delivered.push(...requests[i])
+        } else {
+          outcome.failed = {rows: requests[i], result}
+          outcome.unsent = requests.slice(i + 1).flat()
+          return
+        }
       }
-      const body = deliveryBody(events, webhook.batch)
-      claimed.result = await sender.send(webhook.url, body, signatureHeaders(secret, body))
     })().catch((error: Error) => {
-      claimed.result = {ok: false, status: 0, error: error.message}
+      log.error({err: error, webhook: webhook.id}, 'webhook delivery failed unexpectedly')
+      const done = new Set(outcome.delivered)
+      outcome.unsent = requests.flat().filter((row) => !done.has(row))
     }).finally(() => {
       inFlight.delete(webhook.id)
-      completions.push(claimed)
+      completions.push(outcome)
       sending.delete(work)
       schedule()
     })
     sending.add(work)
   }
 
-  function record(tx: Tx, {webhook, rows, result}: Completion, now: number): void {
+  async function sendOne(webhook: Webhook, rows: OwedRow[]): Promise<SendResult> {
+    const events = rows.map((r) => r.event).filter((e): e is EventRow => e !== null)
+    if (events.length === 0) return {ok: false, status: 0, error: EVENT_GONE}
+    const secret = secrets.of(webhook.id)
+    if (secret === undefined) return {ok: false, status: 0, error: 'webhook removed'}
+    const body = deliveryBody(events, webhook.batch)
+    return sender.send(webhook.url, body, signatureHeaders(secret, body))
+  }
+
+  function record(tx: Tx, {webhook, delivered, failed, unsent}: Outcome, now: number): void {
     const nowIso = new Date(now).toISOString()
-    if (result.ok) {
-      // only while the lease is ours: past it another worker may have sent and recorded it
-      for (const row of rows) {
-        if (tx.run(CompiledQuery.raw(DELIVERED, [nowIso, row.id, owner]))) stats.recordDelivered((now - Date.parse(row.created_at)) / 1000)
-      }
-      return
+    // only while the lease is ours: past it another worker may have sent and recorded it
+    for (const row of delivered) {
+      if (tx.run(CompiledQuery.raw(DELIVERED, [nowIso, row.id, owner]))) stats.recordDelivered((now - Date.parse(row.created_at)) / 1000)
     }
-    const gone = result.error === 'event deleted before delivery'
+    for (const row of unsent) tx.run(CompiledQuery.raw(RELEASE, [row.id, owner]))
+    if (!failed) return
+    const {rows, result} = failed
     const attempts = rows[0].attempts + 1
-    const next = gone ? null : nextAttemptAt(options.retryDelaysMs, attempts, now)
+    const next = result.error === EVENT_GONE ? null : nextAttemptAt(options.retryDelaysMs, attempts, now)
     const status = next === null ? 'dead' : 'failed'
     const nextIso = new Date(next ?? now).toISOString()
     for (const row of rows) tx.run(CompiledQuery.raw(FAILED, [status, nextIso, result.error ?? 'failed', row.id, owner]))
@@ -217,6 +259,25 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       if (completions.length) pass()
       stopped = true
       await sender.close()
+    },
+  }
+}
+
+const EVENT_GONE = 'event deleted before delivery'
+
+/** Signing secrets by webhook, read once and read again whenever a webhook changes (a rotated secret). */
+function secretCache(store: Store): {of(id: string): string | undefined} {
+  const cache = new Map<string, string | undefined>()
+  let position = -1
+  return {
+    of(id) {
+      store.feed.catchUp()
+      if (store.feed.position() !== position) {
+        cache.clear()
+        position = store.feed.position()
+      }
+      if (!cache.has(id)) cache.set(id, webhookSecret(store, id))
+      return cache.get(id)
     },
   }
 }
