@@ -69,3 +69,10 @@ export async function deliveriesOfEvent(store: Store, eventId: string): Promise<
     .where('event_id', '=', eventId).groupBy('webhook_id').orderBy('id').execute()
   return rows.map((r) => r.id as number)
 }
+
+/** Deliveries still owed (pending or failed), by webhook id. */
+export async function owedByWebhook(store: Store): Promise<Map<string, number>> {
+  const rows = await store.db.selectFrom('webhook_outbox').select(['webhook_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['pending', 'failed']).groupBy('webhook_id').execute()
+  return new Map(rows.map((r) => [r.webhook_id, Number(r.n)]))
+}

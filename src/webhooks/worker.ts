@@ -95,6 +95,7 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
   let scheduled = false
   let timer: NodeJS.Timeout | undefined
   let lastPoll = 0
+  let first = 0
 
   const schedule = () => {
     if (scheduled) return
@@ -143,7 +144,11 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     const nowIso = new Date(now).toISOString()
     const leaseUntil = new Date(now + options.leaseMs).toISOString()
     const claims: Claim[] = []
-    for (const webhook of enabledWebhooks(store)) {
+    const webhooks = enabledWebhooks(store)
+    // start each pass one further along, so with more webhooks than `concurrency` none starves
+    first = (first + 1) % Math.max(1, webhooks.length)
+    for (let k = 0; k < webhooks.length; k++) {
+      const webhook = webhooks[(first + k) % webhooks.length]
       if (inFlight.size + claims.length >= options.concurrency) break
       if (inFlight.has(webhook.id) || (nextLook.get(webhook.id) ?? 0) > now) continue
       const rows = tx.all<Record<string, unknown>>(CompiledQuery.raw(OWED, [webhook.id, webhook.batch ? BATCH_SIZE : WINDOW])).map(owedRow)

@@ -1,3 +1,4 @@
+import {owedByWebhook} from '../../../webhooks/deliveries.js'
 import {listWebhooks} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
 
@@ -9,8 +10,7 @@ export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
     const store = await this.openStore()
     const hooks = await listWebhooks(store)
     if (hooks.length === 0) return this.log('no webhooks: add one with `loc webhooks add URL --env test`')
-    const owed = store.sqlite.prepare("SELECT webhook_id, count(*) AS n FROM webhook_outbox WHERE status IN ('pending', 'failed') GROUP BY webhook_id").all() as Array<{webhook_id: string; n: number}>
-    const owedBy = new Map(owed.map((o) => [o.webhook_id, o.n]))
+    const owedBy = await owedByWebhook(store)
     for (const w of hooks) {
       this.log([w.id, (w.live ? 'live' : 'test').padEnd(4), w.batch ? 'batch ' : 'single', `owed ${owedBy.get(w.id) ?? 0}`.padEnd(10), w.url, w.types ? `types ${w.types.join(',')}` : 'every type'].join('  '))
     }
