@@ -1,4 +1,4 @@
-import {Agent, request} from 'undici'
+import type {Agent} from 'undici'
 import {literalPrivate, publicLookup} from './target.js'
 
 export interface SendResult {
@@ -23,17 +23,23 @@ const USER_AGENT = 'loc-webhooks/1'
 export function createSender(options: {timeoutMs: number; allowPrivate: boolean}): Sender {
   const {timeoutMs, allowPrivate} = options
   // undici's own timers bound the wait for the answer and for each chunk of it: an AbortSignal per
-  // request cost ~3 % of a delivery's CPU
-  const agent = new Agent({
-    keepAliveTimeout: 30_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: allowPrivate ? {timeout: timeoutMs} : {timeout: timeoutMs, lookup: publicLookup()},
-  })
+  // request cost ~3 % of a delivery's CPU. Loaded on the first send: importing undici costs every
+  // `loc` command ~150 ms of start-up otherwise.
+  let client: Promise<{agent: Agent; request: typeof import('undici').request}> | undefined
+  const connect = () => (client ??= import('undici').then(({Agent, request}) => ({
+    request,
+    agent: new Agent({
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: allowPrivate ? {timeout: timeoutMs} : {timeout: timeoutMs, lookup: publicLookup()},
+    }),
+  })))
   return {
     async send(url, body, headers) {
       try {
         if (!allowPrivate && literalPrivate(new URL(url))) return {ok: false, status: 0, error: 'private address refused (webhooks.allowPrivate is off)'}
+        const {agent, request} = await connect()
         const response = await request(url, {
           method: 'POST', body, dispatcher: agent, maxRedirections: 0,
           headers: {'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers},
@@ -47,6 +53,8 @@ export function createSender(options: {timeoutMs: number; allowPrivate: boolean}
         return {ok: false, status: 0, error: e.code ?? e.message ?? 'request failed'}
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (client) await (await client).agent.close()
+    },
   }
 }
