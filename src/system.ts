@@ -9,6 +9,7 @@ import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
 import {openStore, type Store} from './store/db.js'
 import {startSyncScheduler} from './sync/scheduler.js'
+import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
 export interface System {
@@ -54,20 +55,28 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
 export interface Serving {
   server: RunningServer
   jobs: Jobs
+  /** The webhook delivery worker (src/webhooks/worker.ts). */
+  deliveries: DeliveryWorker
   /** Stops taking requests (in-flight ones finish), stops the jobs; the system stays open. */
   stop(): Promise<void>
 }
 
-/** Starts what `loc serve` runs on a system: the HTTP server and, unless `jobs: false`, the timed jobs and scheduled geofence syncs. */
+/**
+ * Starts what `loc serve` runs on a system: the HTTP server, the webhook delivery worker and,
+ * unless `jobs: false`, the timed jobs and the scheduled geofence syncs. `stop` lets requests and
+ * deliveries in flight finish.
+ */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
   const syncs = options.jobs === false ? undefined : startSyncScheduler(system)
+  const deliveries = startDeliveries(system)
   return {
     server,
     jobs,
+    deliveries,
     async stop() {
-      await Promise.all([server.close(), jobs.stop(), syncs?.stop()])
+      await Promise.all([server.close(), jobs.stop(), syncs?.stop(), deliveries.stop()])
     },
   }
 }

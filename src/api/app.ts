@@ -1,5 +1,6 @@
 import {createServer, type Server} from 'node:http'
 import express from 'express'
+import {deliveryMetricsText} from '../webhooks/metrics.js'
 import {guard, serverOptions} from './guard.js'
 import {createMetrics} from './metrics.js'
 import {corsFor} from './middleware/cors.js'
@@ -35,7 +36,7 @@ export function createHttpServer(ctx: AppContext): Server {
     sendJson(res, 200, {meta: {code: 200}, status: 'ok', version: VERSION, map: {regions: ctx.map.regions().map((r) => r.name)}})
   })
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.contentType).send(await metrics.text())
+    res.type(metrics.contentType).send(await metrics.text() + deliveryMetricsText(ctx.store))
   })
   app.use(notFound)
   app.use(errorHandler(errorSender(log, config.server.bodyLimitBytes)))

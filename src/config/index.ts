@@ -53,6 +53,20 @@ const configSchema = z.object({
       authorization: z.string().optional(),
     })),
   }),
+  /** Webhook delivery (src/webhooks, docs/api/webhooks.md). */
+  webhooks: z.object({
+    /** Private, loopback and link-local targets are refused unless this is on (a receiver on the same host or network). */
+    allowPrivate: z.boolean(),
+    timeoutMs: z.number().int().positive(),
+    /** How long a claimed delivery is reserved for its worker; longer than the timeout. */
+    leaseMs: z.number().int().positive(),
+    /** Delays before each retry (jittered ±20 %); a delivery is dead after the last one fails. */
+    retryDelaysMs: z.array(z.number().int().nonnegative()).min(1),
+    /** Webhooks with a request in flight at once (each has at most one: deliveries are ordered). */
+    concurrency: z.number().int().positive(),
+    /** How often a worker looks for deliveries written by other processes and retries now due. */
+    pollMs: z.number().int().positive(),
+  }).refine((w) => w.leaseMs > w.timeoutMs, {message: 'leaseMs must exceed timeoutMs'}),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -2,6 +2,7 @@ import {getSettings} from '../project/settings.js'
 import {newId, nowIso} from '../store/ids.js'
 import type {Tx} from '../store/write.js'
 import {webhooksFor} from '../webhooks/registry.js'
+import {deliveriesOwed} from '../webhooks/signal.js'
 import type {EventRow} from './json.js'
 
 /** An event as a producer (track, trips, conversions) hands it over. */
@@ -55,6 +56,9 @@ export function recordEvents(tx: Tx, live: boolean, events: readonly NewEvent[],
       webhook_id: webhook.id, event_id: row.id, live: row.live, status: 'pending' as const, attempts: 0,
       next_attempt_at: row.actual_created_at, created_at: row.actual_created_at,
     })))
-  if (deliveries.length) tx.run(store.db.insertInto('webhook_outbox').values(deliveries))
+  if (deliveries.length) {
+    tx.run(store.db.insertInto('webhook_outbox').values(deliveries))
+    tx.afterCommit(() => deliveriesOwed(store))
+  }
   return rows
 }

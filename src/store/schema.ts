@@ -190,7 +190,10 @@ export interface WebhookTable {
   updated_at: string
 }
 
-/** A delivery owed: one event to one webhook, written in the event's own transaction. */
+/**
+ * A delivery: one event to one webhook, written in the event's own transaction. Owed while
+ * `pending` (never tried) or `failed` (retry at `next_attempt_at`); then `delivered` or `dead`.
+ */
 export interface WebhookOutboxTable {
   id: Generated<number>
   webhook_id: string
@@ -200,9 +203,13 @@ export interface WebhookOutboxTable {
   attempts: number
   next_attempt_at: string
   lease_until: string | null
+  /** The worker that claimed it until `lease_until` (migration 007). */
+  lease_owner: string | null
   last_error: string | null
   created_at: string
   delivered_at: string | null
+  /** The delivery this one re-sends (`loc webhooks replay`). */
+  replay_of: number | null
 }
 
 /** One scalar metadata entry of a geofence, kept by triggers (migration 004) for metadata filters. */

@@ -5,6 +5,7 @@ import * as m003 from './003_changes_outbox.js'
 import * as m004 from './004_geofence_metadata.js'
 import * as m005 from './005_tracking.js'
 import * as m006 from './006_sync.js'
+import * as m007 from './007_webhook_delivery.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004_geofence_metadata': m004,
   '005_tracking': m005,
   '006_sync': m006,
+  '007_webhook_delivery': m007,
 }
