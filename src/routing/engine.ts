@@ -60,7 +60,7 @@ function graphOf(b: MapBlob): ModeGraph {
     upOff: u('upOff'), upTo: u('upTo'), upW: u('upW'), upD: f('upD'), upX: i('upX'),
     dnOff: u('dnOff'), dnFrom: u('dnFrom'), dnW: u('dnW'), dnD: f('dnD'), dnX: i('dnX'),
     gOff: u('gOff'), gTo: u('gTo'), gW: u('gW'), gX: i('gX'),
-    arcTo: i('arcTo'), arcW: u('arcW'), srcOff: u('srcOff'), srcs: u('srcs'),
+    arcTo: i('arcTo'), arcW: u('arcW'), tiny: b.array('tiny', Uint8Array), srcOff: u('srcOff'), srcs: u('srcs'),
   }
 }
 
@@ -125,7 +125,7 @@ export class ModeRouter {
   }
 
   snap(lon: number, lat: number, maxMeters: number): Snap | null {
-    return snap(this.net, this.k, lon, lat, maxMeters)
+    return snap(this.net, this.k, lon, lat, maxMeters, this.g.tiny) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
   /** Seeds leaving a snapped point: along each direction of its edge the mode may travel. */
@@ -307,7 +307,7 @@ export class ModeRouter {
    * Plain Dijkstra over the uncontracted graph from `from`: to `to` when given (stops once it is
    * settled), else until `limit` deciseconds. Arcs on edges whose flags meet `avoid` are skipped.
    */
-  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
+  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
     const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
     const ok = (arc: number) => !(this.net.flags[arc >> 1] & avoid)
     F.reset(this.sources(from).filter((s) => ok(s.arc)))
@@ -326,7 +326,11 @@ export class ModeRouter {
         bestM = F.m[v] + t.m
         end = v
       }
-      for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (ok(g.gX[i])) F.relax(v, g.gTo[i], k + g.gW[i], F.m[v] + this.net.length[g.gX[i] >> 1], i)
+      for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) {
+        if (!ok(g.gX[i])) continue
+        const w = opts.penalty?.has(g.gX[i] >> 1) ? 3 * g.gW[i] : g.gW[i]
+        F.relax(v, g.gTo[i], k + w, F.m[v] + this.net.length[g.gX[i] >> 1], i)
+      }
     }
     let path: Path | null = null
     if (opts.to && best < INF) {
@@ -353,7 +357,7 @@ export class RegionRouting implements Engine {
   private readonly routers = new Map<number, ModeRouter>()
   closed = false
 
-  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob) {}
+  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null}) {}
 
   mode(k: number): ModeRouter {
     let r = this.routers.get(k)

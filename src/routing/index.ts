@@ -12,7 +12,7 @@ export const MAX_SNAP_METERS = 1000
 /** The routing engine of a region (its blobs viewed as typed arrays), or undefined without a road graph. */
 export function regionRouting(map: MapData, region: string): RegionRouting | undefined {
   let missing = false
-  const engine = map.engine(region, 'routing', ({blobFile}) => {
+  const engine = map.engine(region, 'routing', ({blobFile, db}) => {
     const file = blobFile(EDGES_BLOB)
     if (!file) {
       missing = true
@@ -21,18 +21,21 @@ export function regionRouting(map: MapData, region: string): RegionRouting | und
       })
     }
     const net = new Network(readBlob(file, {kind: EDGES_BLOB, version: ROUTE_BLOB_VERSION}))
-    return new RegionRouting(net, (k) => readBlob(blobFile(modeBlob(MODES[k]))!, {kind: modeBlob(MODES[k]), version: ROUTE_BLOB_VERSION}))
+    const row = db.prepare('SELECT e.name, e.ref, a.highway FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id WHERE e.id = ?')
+    const names = (edge: number) => row.get(edge + 1) as {name: string | null; ref: string | null; highway: string | null}
+    return new RegionRouting(net, (k) => readBlob(blobFile(modeBlob(MODES[k]))!, {kind: modeBlob(MODES[k]), version: ROUTE_BLOB_VERSION}), names)
   })
   return missing || !engine?.net ? undefined : engine
 }
 
 export interface Located {
+  region: RegionRouting
   router: ModeRouter
   snaps: Snap[]
 }
 
 /**
- * Snaps every location (`[lat, lng]`) for `mode` in the one region whose road graph reaches them
+ * Snaps every location (`[lng, lat]`) for `mode` in the one region whose road graph reaches them
  * all. Refusals name `param`: a location too far from any road of the mode, or locations that lie
  * in imported regions whose graphs are not connected.
  */
@@ -48,14 +51,14 @@ export function locate(map: MapData, mode: Mode, points: [number, number][], par
     const snaps: Snap[] = []
     let miss = -1
     for (let i = 0; i < points.length; i++) {
-      const s = router.snap(points[i][1], points[i][0], MAX_SNAP_METERS)
+      const s = router.snap(points[i][0], points[i][1], MAX_SNAP_METERS)
       if (!s) {
         if (miss < 0) miss = i
         continue
       }
       snaps.push(s)
     }
-    if (miss < 0) return {router, snaps}
+    if (miss < 0) return {region: r, router, snaps}
     if (snaps.length > bestCount) {
       bestCount = snaps.length
       firstMissing = miss
@@ -68,5 +71,5 @@ export function locate(map: MapData, mode: Mode, points: [number, number][], par
 }
 
 function anyRegionReaches(map: MapData, k: number, p: [number, number]): boolean {
-  return map.regions().some((region) => !!regionRouting(map, region.name)?.mode(k).snap(p[1], p[0], MAX_SNAP_METERS))
+  return map.regions().some((region) => !!regionRouting(map, region.name)?.mode(k).snap(p[0], p[1], MAX_SNAP_METERS))
 }

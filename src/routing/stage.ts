@@ -18,6 +18,8 @@ export interface ModeGraph extends Hierarchy {
   arcTo: Int32Array
   /** per base arc id: deciseconds, 0 when closed */
   arcW: Uint32Array
+  /** per edge: 1 when it lies in a small island of the mode's network (snapping avoids those) */
+  tiny: Uint8Array
   /** per base arc id: the nodes it leaves from (CSR) */
   srcOff: Uint32Array; srcs: Uint32Array
 }
@@ -25,7 +27,28 @@ export interface ModeGraph extends Hierarchy {
 export async function buildModeGraph(net: Network, db: Database.Database, k: number, progress?: (done: number, total: number) => Promise<void>): Promise<ModeGraph> {
   const arcs = modeArcs(net, k, readRestrictions(db, MODES[k]))
   const h = await contract(arcs, progress)
-  return {...h, orig: arcs.orig, arcW: net.weight[k], ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+  return {...h, orig: arcs.orig, arcW: net.weight[k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+}
+
+/** Edges whose (undirected) component has fewer than min(1000, half the largest) nodes. */
+function islands(g: Arcs, edges: number): Uint8Array {
+  const parent = new Uint32Array(g.n)
+  for (let v = 0; v < g.n; v++) parent[v] = v
+  const find = (v: number): number => {
+    while (parent[v] !== v) v = parent[v] = parent[parent[v]]
+    return v
+  }
+  for (let i = 0; i < g.tail.length; i++) {
+    const a = find(g.tail[i]), b = find(g.head[i])
+    if (a !== b) parent[a] = b
+  }
+  const size = new Uint32Array(g.n)
+  let largest = 0
+  for (let v = 0; v < g.n; v++) largest = Math.max(largest, ++size[find(v)])
+  const small = Math.min(1000, largest / 2)
+  const tiny = new Uint8Array(edges)
+  for (let i = 0; i < g.tail.length; i++) if (size[find(g.tail[i])] < small) tiny[g.x[i] >> 1] = 1
+  return tiny
 }
 
 function plain(g: Arcs) {
@@ -63,8 +86,8 @@ export function networkSections(net: Network) {
 }
 
 export function modeSections(g: ModeGraph) {
-  const {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, srcOff, srcs} = g
-  return {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, srcOff, srcs}
+  const {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs} = g
+  return {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs}
 }
 
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */

@@ -1,0 +1,69 @@
+import {z} from 'zod'
+import {bool, datetime, latLng, list, num} from '../validate.js'
+import {AVOID_BITS, type Avoid, MODES} from './profile.js'
+import {LANGS} from './steps.js'
+
+const units = z.enum(['metric', 'imperial']).default('imperial')
+const mode = z.enum(MODES)
+const geometry = (def: 'none' | 'polyline6') => z.enum(['none', 'linestring', 'polyline5', 'polyline6']).default(def)
+const avoid = (allowed: Avoid[]) =>
+  list(z.string()).refine((a) => a.every((v) => (allowed as string[]).includes(v)), {message: `comma-separated list of ${allowed.join(', ')}`})
+    .transform((a) => a as Avoid[]).optional()
+/** Accepted, not used: durations are free-flow (no traffic data). */
+const departureTime = datetime().optional()
+
+/** `latitude,longitude|latitude,longitude|…` → `[lng, lat][]` with between `min` and `max` items. */
+const locations = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split('|').map((s) => s.trim()).filter(Boolean) : v),
+    z.array(latLng(), {error: 'must be "latitude,longitude" pairs separated by |'})
+      .min(min, {message: `${min} to ${max} "latitude,longitude" pairs separated by |`})
+      .max(max, {message: `${min} to ${max} "latitude,longitude" pairs separated by |`}))
+
+const ALL_AVOID = Object.keys(AVOID_BITS) as Avoid[]
+
+export const distanceQuery = z.object({
+  origin: latLng(),
+  destination: latLng(),
+  modes: list(mode).pipe(z.array(mode).min(1, {message: `comma-separated list of ${MODES.join(', ')}`})),
+  units,
+  avoid: avoid(ALL_AVOID),
+  geometry: geometry('none'),
+  departureTime,
+})
+
+export const MATRIX_MAX_CELLS = 625
+
+export const matrixQuery = z.object({
+  origins: locations(1, MATRIX_MAX_CELLS),
+  destinations: locations(1, MATRIX_MAX_CELLS),
+  mode,
+  units,
+  avoid: avoid(['tolls', 'highways', 'ferries']),
+  departureTime,
+}).superRefine((q, ctx) => {
+  if (q.origins.length * q.destinations.length > MATRIX_MAX_CELLS) {
+    ctx.addIssue({code: 'custom', path: ['destinations'], message: `at most ${MATRIX_MAX_CELLS} routes (origins × destinations)`})
+  }
+})
+
+export const directionsQuery = z.object({
+  locations: locations(2, 25),
+  mode: mode.default('car'),
+  units,
+  avoid: avoid(ALL_AVOID),
+  geometry: geometry('polyline6'),
+  departureTime,
+  heading: num().pipe(z.number().min(0, {message: 'range 0 to 360'}).max(360, {message: 'range 0 to 360'})).optional(),
+  alternatives: bool().default(false),
+  lang: z.enum(LANGS).default('en'),
+}).superRefine((q, ctx) => {
+  if (q.alternatives && q.locations.length !== 2) ctx.addIssue({code: 'custom', path: ['alternatives'], message: 'only with exactly two locations'})
+})
+
+export const optimizeQuery = z.object({
+  locations: locations(2, 10),
+  mode: mode.default('car'),
+  units,
+  geometry: geometry('none'),
+  departureTime,
+})
