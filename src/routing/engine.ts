@@ -124,8 +124,10 @@ export class ModeRouter {
     this.bwd = new Search(this.g.rank.length)
   }
 
-  snap(lon: number, lat: number, maxMeters: number): Snap | null {
-    return snap(this.net, this.k, lon, lat, maxMeters, this.g.tiny) ?? snap(this.net, this.k, lon, lat, maxMeters)
+  /** Snaps to the nearest edge outside small islands and avoided roads; failing that, to any edge of the mode. */
+  snap(lon: number, lat: number, maxMeters: number, avoid = 0): Snap | null {
+    const {tiny} = this.g, {flags} = this.net
+    return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
   /** Seeds leaving a snapped point: along each direction of its edge the mode may travel. */

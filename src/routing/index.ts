@@ -39,7 +39,7 @@ export interface Located {
  * all. Refusals name `param`: a location too far from any road of the mode, or locations that lie
  * in imported regions whose graphs are not connected.
  */
-export function locate(map: MapData, mode: Mode, points: [number, number][], param: string | ((i: number) => string)): Located {
+export function locate(map: MapData, mode: Mode, points: [number, number][], param: string | ((i: number) => string), avoid = 0): Located {
   const name = (i: number) => (typeof param === 'string' ? param : param(i))
   const k = MODES.indexOf(mode)
   let bestCount = -1
@@ -51,7 +51,7 @@ export function locate(map: MapData, mode: Mode, points: [number, number][], par
     const snaps: Snap[] = []
     let miss = -1
     for (let i = 0; i < points.length; i++) {
-      const s = router.snap(points[i][0], points[i][1], MAX_SNAP_METERS)
+      const s = router.snap(points[i][0], points[i][1], MAX_SNAP_METERS, avoid)
       if (!s) {
         if (miss < 0) miss = i
         continue

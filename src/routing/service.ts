@@ -27,8 +27,8 @@ export interface DistanceInput {origin: Point; destination: Point; modes: Mode[]
 export function routeDistance(map: MapData, q: DistanceInput) {
   const routes: Record<string, unknown> = {geodesic: {distance: distanceOf(haversine(q.origin[0], q.origin[1], q.destination[0], q.destination[1]), q.units)}}
   for (const mode of q.modes) {
-    const {router, snaps} = locate(map, mode, [q.origin, q.destination], (i) => (i ? 'destination' : 'origin'))
     const avoid = avoidMask(q.avoid)
+    const {router, snaps} = locate(map, mode, [q.origin, q.destination], (i) => (i ? 'destination' : 'origin'), avoid)
     const entry: Record<string, unknown> = {}
     if (q.geometry === 'none' && !avoid) {
       const c = router.cost(snaps[0], snaps[1])
@@ -52,9 +52,9 @@ export interface MatrixInput {origins: Point[]; destinations: Point[]; mode: Mod
 /** `GET /route/matrix`: many-to-many; a cell with no route has null distance and duration. */
 export function routeMatrix(map: MapData, q: MatrixInput) {
   const all = [...q.origins, ...q.destinations]
-  const {router, snaps} = locate(map, q.mode, all, (i) => (i < q.origins.length ? 'origins' : 'destinations'))
-  const from = snaps.slice(0, q.origins.length), to = snaps.slice(q.origins.length)
   const avoid = avoidMask(q.avoid)
+  const {router, snaps} = locate(map, q.mode, all, (i) => (i < q.origins.length ? 'origins' : 'destinations'), avoid)
+  const from = snaps.slice(0, q.origins.length), to = snaps.slice(q.origins.length)
   const costs = avoid ? from.map((s) => to.map((t) => router.dijkstra(s, {to: t, avoid}).cost)) : router.matrix(from, to)
   return {
     origins: q.origins.map(latLngOf),
@@ -72,8 +72,8 @@ export interface DirectionsInput {locations: Point[]; mode: Mode; units: Units; 
 
 /** `GET /route/directions`: legs between consecutive locations, with steps and instructions. */
 export function routeDirections(map: MapData, q: DirectionsInput) {
-  const {region, router, snaps} = locate(map, q.mode, q.locations, 'locations')
   const avoid = avoidMask(q.avoid)
+  const {region, router, snaps} = locate(map, q.mode, q.locations, 'locations', avoid)
   const paths: Path[] = []
   for (let i = 1; i < snaps.length; i++) paths.push(routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
   const build = (legPaths: Path[]) => {

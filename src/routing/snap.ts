@@ -24,14 +24,14 @@ export interface SnapNetwork {
 /**
  * The nearest point on an edge `mode` (index in MODES) may use in some direction, within
  * `maxMeters`: boxes grow from 50 m until one holds an edge, then every edge in the box is measured
- * exactly (point to segment, in a local equirectangular projection). Edges flagged in `skip` are left out.
+ * exactly (point to segment, in a local equirectangular projection). Edges `skip` names are left out.
  */
-export function snap(net: SnapNetwork, k: number, lon: number, lat: number, maxMeters: number, skip?: Uint8Array): Snap | null {
+export function snap(net: SnapNetwork, k: number, lon: number, lat: number, maxMeters: number, skip?: (edge: number) => boolean): Snap | null {
   const kx = Math.cos((lat * Math.PI) / 180) * M_PER_DEG
   const mask = 3 << (2 * k)
   for (let r = 50; ; r = Math.min(r * 4, maxMeters)) {
     const dx = r / kx, dy = r / M_PER_DEG
-    const found = net.bush.search(lon - dx, lat - dy, lon + dx, lat + dy, (i) => (net.access[i] & mask) !== 0 && !skip?.[i])
+    const found = net.bush.search(lon - dx, lat - dy, lon + dx, lat + dy, (i) => (net.access[i] & mask) !== 0 && !skip?.(i))
     let best: Snap | null = null
     let bestD2 = Infinity
     for (const e of found) {
