@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {bool, datetime, latLng, list, num} from '../validate.js'
-import {AVOID_BITS, type Avoid, MODES} from './profile.js'
+import {AVOID_BITS, type Avoid, type Mode, MODES} from './profile.js'
 import {LANGS} from './steps.js'
 
 const units = z.enum(['metric', 'imperial']).default('imperial')
@@ -13,18 +13,31 @@ const avoid = (allowed: Avoid[]) =>
 const departureTime = datetime().optional()
 
 /** `latitude,longitude|latitude,longitude|…` → `[lng, lat][]` with between `min` and `max` items. */
-const locations = (min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split('|').map((s) => s.trim()).filter(Boolean) : v),
-    z.array(latLng(), {error: 'must be "latitude,longitude" pairs separated by |'})
-      .min(min, {message: `${min} to ${max} "latitude,longitude" pairs separated by |`})
-      .max(max, {message: `${min} to ${max} "latitude,longitude" pairs separated by |`}))
+const locations = (min: number, max: number) => {
+  const message = `${min} to ${max} "latitude,longitude" pairs separated by |, latitude -90 to 90, longitude -180 to 180`
+  return z.preprocess((v) => (typeof v === 'string' ? points(v) : v),
+    z.custom<[number, number][]>((v) => Array.isArray(v) && v.length >= min && v.length <= max && v.every(isLngLat), {message}))
+}
+
+function points(v: string): [number, number][] | string {
+  const out: [number, number][] = []
+  for (const part of v.split('|')) {
+    const xy = part.split(',').map((s) => s.trim())
+    if (xy.length !== 2 || xy.some((s) => s === '' || !Number.isFinite(Number(s)))) return v
+    out.push([Number(xy[1]), Number(xy[0])])
+  }
+  return out
+}
+
+const isLngLat = (p: unknown) => Array.isArray(p) && p.length === 2 && Math.abs(p[0]) <= 180 && Math.abs(p[1]) <= 90
 
 const ALL_AVOID = Object.keys(AVOID_BITS) as Avoid[]
 
 export const distanceQuery = z.object({
   origin: latLng(),
   destination: latLng(),
-  modes: list(mode).pipe(z.array(mode).min(1, {message: `comma-separated list of ${MODES.join(', ')}`})),
+  modes: list(z.string()).refine((m) => m.length > 0 && m.every((v) => (MODES as readonly string[]).includes(v)), {message: `comma-separated list of ${MODES.join(', ')}`})
+    .transform((m) => [...new Set(m)] as Mode[]),
   units,
   avoid: avoid(ALL_AVOID),
   geometry: geometry('none'),
