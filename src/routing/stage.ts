@@ -96,9 +96,18 @@ export const routingStage: MapStage = {
   async build(ctx: StageContext) {
     const net = readNetwork(ctx.db)
     ctx.writeBlob(EDGES_BLOB, networkSections(net), ROUTE_BLOB_VERSION)
+    // What each profile cost to build, for `loc` users and bench/route.js.
+    ctx.db.exec('CREATE TABLE routing_profiles (mode TEXT PRIMARY KEY, seconds REAL, rss_mb REAL, nodes INTEGER, arcs INTEGER, shortcuts INTEGER, bytes INTEGER)')
+    const stat = ctx.db.prepare('INSERT INTO routing_profiles VALUES (?,?,?,?,?,?,?)')
     for (let k = 0; k < MODES.length; k++) {
-      const graph = await buildModeGraph(net, ctx.db, k, (done, total) => ctx.progress((k + done / total) / MODES.length, 1))
-      ctx.writeBlob(modeBlob(MODES[k]), modeSections(graph), ROUTE_BLOB_VERSION)
+      const started = performance.now()
+      let rss = process.memoryUsage.rss()
+      const graph = await buildModeGraph(net, ctx.db, k, (done, total) => {
+        rss = Math.max(rss, process.memoryUsage.rss())
+        return ctx.progress((k + done / total) / MODES.length, 1)
+      })
+      const bytes = ctx.writeBlob(modeBlob(MODES[k]), modeSections(graph), ROUTE_BLOB_VERSION)
+      stat.run(MODES[k], (performance.now() - started) / 1000, Math.max(rss, process.memoryUsage.rss()) / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
     }
   },
   verify(ctx) {
