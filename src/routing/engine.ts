@@ -359,7 +359,7 @@ export class RegionRouting implements Engine {
   private readonly routers = new Map<number, ModeRouter>()
   closed = false
 
-  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null}) {}
+  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}) {}
 
   mode(k: number): ModeRouter {
     let r = this.routers.get(k)

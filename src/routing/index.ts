@@ -21,8 +21,8 @@ export function regionRouting(map: MapData, region: string): RegionRouting | und
       })
     }
     const net = new Network(readBlob(file, {kind: EDGES_BLOB, version: ROUTE_BLOB_VERSION}))
-    const row = db.prepare('SELECT e.name, e.ref, a.highway FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id WHERE e.id = ?')
-    const names = (edge: number) => row.get(edge + 1) as {name: string | null; ref: string | null; highway: string | null}
+    const row = db.prepare('SELECT e.name, e.ref, e.maxspeed, a.highway FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id WHERE e.id = ?')
+    const names = (edge: number) => row.get(edge + 1) as {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}
     return new RegionRouting(net, (k) => readBlob(blobFile(modeBlob(MODES[k]))!, {kind: modeBlob(MODES[k]), version: ROUTE_BLOB_VERSION}), names)
   })
   return missing || !engine?.net ? undefined : engine

@@ -80,3 +80,22 @@ export const optimizeQuery = z.object({
   geometry: geometry('none'),
   departureTime,
 })
+
+export const MATCH_MAX_POINTS = 1000
+
+/** `POST /route/match` body. */
+export const matchBody = z.object({
+  path: z.array(z.object({
+    coordinates: latLng(),
+    createdAt: datetime().optional(),
+    accuracy: num().pipe(z.number().min(0, {message: 'must be at least 0 (metres)'}).max(10_000, {message: 'must be at most 10000 (metres)'})).optional(),
+  }), {error: `an array of 1 to ${MATCH_MAX_POINTS} {coordinates, createdAt?, accuracy?} points`})
+    .min(1, {message: `an array of 1 to ${MATCH_MAX_POINTS} {coordinates, createdAt?, accuracy?} points`})
+    .max(MATCH_MAX_POINTS, {message: `an array of 1 to ${MATCH_MAX_POINTS} {coordinates, createdAt?, accuracy?} points`})
+    .transform((path) => path.map((p) => ({at: p.coordinates as [number, number], createdAt: p.createdAt, accuracy: p.accuracy}))),
+  mode: mode.default('car'),
+  roadAttributes: list(z.string()).refine((a) => a.every((v) => ['speedLimit', 'names', 'roadClass'].includes(v)), {message: 'comma-separated list of speedLimit, names, roadClass'})
+    .transform((a) => a as ('speedLimit' | 'names' | 'roadClass')[]).default([]),
+  units,
+  geometry: geometry('polyline6'),
+})

@@ -67,6 +67,38 @@ export function snap(net: SnapNetwork, k: number, lon: number, lat: number, maxM
   }
 }
 
+/** Every edge of the mode within `radius` metres, nearest first, at most `max`, each at its nearest point. */
+export function candidates(net: SnapNetwork, k: number, lon: number, lat: number, radius: number, max: number): Snap[] {
+  const kx = Math.cos((lat * Math.PI) / 180) * M_PER_DEG
+  const mask = 3 << (2 * k)
+  const dx = radius / kx, dy = radius / M_PER_DEG
+  const out: Snap[] = []
+  for (const e of net.bush.search(lon - dx, lat - dy, lon + dx, lat + dy, (i) => (net.access[i] & mask) !== 0)) {
+    const s = snapToEdge(net, e, lon, lat, kx)
+    if (s.offset <= radius) out.push(s)
+  }
+  return out.sort((a, b) => a.offset - b.offset).slice(0, max)
+}
+
+function snapToEdge(net: SnapNetwork, e: number, lon: number, lat: number, kx: number): Snap {
+  const s = net.geomOff[e], end = net.geomOff[e + 1]
+  let total = 0
+  for (let i = s; i + 2 < end; i += 2) total += Math.hypot((net.geom[i + 2] - net.geom[i]) * kx, (net.geom[i + 3] - net.geom[i + 1]) * M_PER_DEG) / 1e7
+  let along = 0, best: Snap = {edge: e, t: 0, lon, lat, offset: Infinity}
+  for (let i = s; i + 2 < end; i += 2) {
+    const ax = (net.geom[i] / 1e7 - lon) * kx, ay = (net.geom[i + 1] / 1e7 - lat) * M_PER_DEG
+    const bx = (net.geom[i + 2] / 1e7 - lon) * kx, by = (net.geom[i + 3] / 1e7 - lat) * M_PER_DEG
+    const vx = bx - ax, vy = by - ay
+    const l2 = vx * vx + vy * vy
+    const u = l2 ? Math.max(0, Math.min(1, -(ax * vx + ay * vy) / l2)) : 0
+    const px = ax + u * vx, py = ay + u * vy
+    const d = Math.hypot(px, py)
+    if (d < best.offset) best = {edge: e, t: total ? (along + u * Math.sqrt(l2)) / total : 0, lon: lon + px / kx, lat: lat + py / M_PER_DEG, offset: d}
+    along += Math.sqrt(l2)
+  }
+  return best
+}
+
 /** Edge geometry as [lon, lat] pairs, from fraction t0 to t1 (t1 < t0 walks it backwards). */
 export function edgeSlice(net: Pick<SnapNetwork, 'geomOff' | 'geom'>, e: number, t0: number, t1: number): [number, number][] {
   const s = net.geomOff[e], end = net.geomOff[e + 1]

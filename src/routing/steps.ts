@@ -42,7 +42,7 @@ function modifierOf(before: number, after: number): string {
  * its maneuver, instruction text in `lang`, banner and voice instructions announcing the next one.
  */
 export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts: {lang: Lang; units: Units; geometry: GeometryKind; last: boolean; side?: 'left' | 'right'}) {
-  const info = ps.map((p) => region.names?.(p.edge) ?? {name: null, ref: null, highway: null})
+  const info = ps.map((p) => region.names?.(p.edge) ?? {name: null, ref: null, highway: null, maxspeed: null})
   const groups: {from: number; to: number}[] = []
   for (let i = 0; i < ps.length; i++) {
     const g = groups[groups.length - 1]

@@ -1,6 +1,7 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import polyline from '@mapbox/polyline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {haversine} from '../../src/osm/geom.js'
 import {importOsm} from '../../src/osm/index.js'
 import {LANGS} from '../../src/routing/steps.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -89,6 +90,47 @@ describe('/v1/route', () => {
     expect(legs.map((l: any) => l.endIndex).slice(0, -1).sort()).toEqual([1, 2, 3])
   })
 
+  it('match: a noisy trace along a known route matches back to that route', async () => {
+    const truth = await get(`/v1/route/directions?locations=${A}|${B}&units=metric&geometry=linestring`)
+    const line: [number, number][] = truth.body.routes[0].geometry.linestring.coordinates
+    // points every ~25 m along the route, 2 s apart, each moved by up to 8 m (seeded)
+    let seed = 5
+    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5
+    const path: {coordinates: string; createdAt: string; accuracy: number}[] = []
+    let carry = 0
+    const t0 = Date.parse('2026-01-01T00:00:00Z')
+    for (let i = 1; i < line.length; i++) {
+      const [x0, y0] = line[i - 1], [x1, y1] = line[i]
+      const len = haversine(x0, y0, x1, y1)
+      for (let d = carry; d < len; d += 25) {
+        const f = d / len
+        const lng = x0 + f * (x1 - x0) + rnd() * 16 / 80_000, lat = y0 + f * (y1 - y0) + rnd() * 16 / 111_000
+        path.push({coordinates: `${lat},${lng}`, createdAt: new Date(t0 + path.length * 2000).toISOString(), accuracy: 8})
+      }
+      carry = (carry - len) % 25
+      if (carry < 0) carry += 25
+    }
+    const r = await server.call('POST', '/v1/route/match', {key: pk, body: {path, units: 'metric', roadAttributes: 'roadClass,names,speedLimit', geometry: 'linestring'}})
+    expect(r.status).toBe(200)
+    expect(r.body.matchedPath.length).toBe(path.length)
+    expect(r.body.matchedPath.map((p: any) => p.originalIndex)).toEqual(path.map((_p, i) => i))
+    // matched points lie on the true route (within 2 m of its line); a few may sit on the crossing
+    // street at a junction the noise moved them past
+    const nearLine = (lng: number, lat: number) => Math.min(...line.slice(1).map((b, i) => segmentDistance([lng, lat], line[i], b)))
+    const off = r.body.matchedPath.map((p: any) => nearLine(p.longitude, p.latitude))
+    expect(off.filter((d: number) => d < 2).length / off.length, JSON.stringify(off.map((d: number) => Math.round(d)))).toBeGreaterThan(0.95)
+    expect(Math.max(...off)).toBeLessThan(15)
+    const want = truth.body.routes[0].distance.value
+    expect(r.body.distance.value).toBeGreaterThan(want * 0.9)
+    expect(r.body.distance.value).toBeLessThan(want * 1.02)
+    expect(r.body.roadAttributes.length).toBeGreaterThan(2)
+    expect(r.body.roadAttributes.map((a: any) => a.names).flat()).toContain('Boulevard Albert 1er')
+    for (const a of r.body.roadAttributes) expect(['motorway', 'trunk', 'primary', 'secondary', 'tertiary', 'residential', 'unclassified', 'service_other']).toContain(a.roadClass)
+    const bad = await server.call('POST', '/v1/route/match', {key: pk, body: {path: [{coordinates: '10,10'}]}})
+    expect(bad.status).toBe(400)
+    expect(bad.body.meta.param).toBe('path')
+  })
+
   it('isochrone geofences are drawn by the routing engine', async () => {
     const r = await server.call('POST', '/v1/geofences', {key: server.keys.testSk, body: {description: 'iso', type: 'isochrone', coordinates: [7.4197, 43.7311], radius: 5, mode: 'car', tag: 't', externalId: 'iso1'}})
     expect(r.status).toBe(200)
@@ -134,3 +176,12 @@ describe('/v1/route', () => {
     }
   })
 })
+
+/** metres from p to segment ab (local equirectangular) */
+function segmentDistance(p: [number, number], a: [number, number], b: [number, number]): number {
+  const kx = Math.cos((p[1] * Math.PI) / 180) * 111_320, ky = 111_320
+  const ax = (a[0] - p[0]) * kx, ay = (a[1] - p[1]) * ky, bx = (b[0] - p[0]) * kx, by = (b[1] - p[1]) * ky
+  const vx = bx - ax, vy = by - ay, l2 = vx * vx + vy * vy
+  const u = l2 ? Math.max(0, Math.min(1, -(ax * vx + ay * vy) / l2)) : 0
+  return Math.hypot(ax + u * vx, ay + u * vy)
+}
