@@ -7,6 +7,8 @@ import {placeIndex} from '../../src/places/index.js'
 import {MONACO, count, fixture, freshDataDirs, snapshot} from './helpers.js'
 
 const fresh = freshDataDirs()
+/** A region directory's files: map.db and every blob the standard stages write. */
+const regionFiles = (dir: string) => [dir, `${dir}/map.db`, `${dir}/places.bin`, ...['bike', 'car', 'edges', 'foot', 'truck'].map((b) => `${dir}/route-${b}.bin`)]
 const mapFiles = (dataDir: string) => readdirSync(path.join(dataDir, 'map'), {recursive: true}).map(String).sort()
 
 describe('staged import', () => {
@@ -16,10 +18,10 @@ describe('staged import', () => {
     const r = await importOsm(MONACO, {dataDir, onProgress: (p) => p.stage && seen.push(`${p.phase}:${p.stage}`)})
     expect(r.stages.map((s) => s.name)).toEqual(STAGES.map((s) => s.name))
     expect(r.stages[0]).toMatchObject({name: 'places', blobs: {places: expect.any(Number)}})
-    expect(new Set(seen)).toEqual(new Set(['stages:places', 'verify:places']))
+    expect(new Set(seen)).toEqual(new Set(['stages:places', 'verify:places', 'stages:routing', 'verify:routing']))
     const entry = readManifest(dataDir).regions.monaco
     expect(entry).toMatchObject({dir: r.dir, generation: r.generation, db: 'map.db', blobs: {places: 'places.bin'}})
-    expect(mapFiles(dataDir)).toEqual(['manifest.json', r.dir, `${r.dir}/map.db`, `${r.dir}/places.bin`])
+    expect(mapFiles(dataDir)).toEqual(['manifest.json', ...regionFiles(r.dir)])
     expect(readFileSync(path.join(dataDir, 'map', r.dir, 'places.bin')).length).toBe(r.stages[0].blobs.places)
   })
 
@@ -64,7 +66,7 @@ describe('staged import: failures change nothing', () => {
     map.close()
     // the next import sweeps nothing extra and leaves only its own region
     const r = await importOsm(MONACO, {dataDir})
-    expect(mapFiles(dataDir)).toEqual(['manifest.json', r.dir, `${r.dir}/map.db`, `${r.dir}/places.bin`])
+    expect(mapFiles(dataDir)).toEqual(['manifest.json', ...regionFiles(r.dir)])
   }
 
   it('a stage that throws aborts the import', async () => {
