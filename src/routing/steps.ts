@@ -3,8 +3,10 @@ import type {RegionRouting} from './engine.js'
 import {type GeometryKind, type Units, distanceOf, durationOf, geometryOf} from './format.js'
 import {type Piece, bearing, line} from './path.js'
 
-const require = createRequire(import.meta.url)
-const instructions = require('osrm-text-instructions')('v5') as {compile(lang: string, step: unknown, opts?: unknown): string}
+type Compiler = {compile(lang: string, step: unknown, opts?: unknown): string}
+let compiler: Compiler | undefined
+// Loaded on first use: it reads every language's phrases, which no CLI command needs.
+const instructions = () => (compiler ??= createRequire(import.meta.url)('osrm-text-instructions')('v5') as Compiler)
 
 export const LANGS = ['de', 'en', 'es', 'fr', 'ja', 'ko', 'pt', 'ru'] as const
 export type Lang = (typeof LANGS)[number]
@@ -76,7 +78,7 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
   }
   const lang = OTI_LANG[opts.lang]
   const text = (r: (typeof raw)[number]) =>
-    instructions.compile(lang, {maneuver: r.maneuver, name: r.name, ref: r.ref, mode: OSRM_MODE[mode]}, {legCount: 1, legIndex: 0})
+    instructions().compile(lang, {maneuver: r.maneuver, name: r.name, ref: r.ref, mode: OSRM_MODE[mode]}, {legCount: 1, legIndex: 0})
   return raw.map((r, i) => {
     const next = raw[i + 1] ?? r
     const nextText = text(next)
