@@ -3,10 +3,11 @@ import {type RunningServer, startServer} from './api/server.js'
 import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
-import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
+import type {IsochroneSource} from './geofences/geometry.js'
 import {type MapData, openMapData} from './map/index.js'
 import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
+import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
@@ -18,10 +19,12 @@ export interface System {
   log: Logger
   /** The imported map regions (read-only; follows new imports without a restart). */
   map: MapData
-  /** Isochrone rings for isochrone geofences: none until a routing engine is wired in here. */
+  /** Isochrone rings for isochrone geofences, from the routing engine (null where no road graph covers the point). */
   isochrones: IsochroneSource
   /** The static map renderer (GET /maps/static) over `map`. */
   staticMaps: StaticMaps
+  /** The routing engine over the imported road graphs (ETAs for trips, isochrones). */
+  routing: Routing
   /** Closes the map files and the store; stop whatever `serve` started first. */
   close(): Promise<void>
 }
@@ -38,12 +41,14 @@ export interface SystemOptions {
 export async function openSystem(config: Config, options: SystemOptions = {}): Promise<System> {
   const store = await openStore(config.dataDir)
   const map = openMapData(config.dataDir)
+  const routing = openRouting(map)
   return {
     config,
     store,
     log: options.log ?? createLogger(config.logLevel),
     map,
-    isochrones: noIsochrones,
+    isochrones: routing.isochrones,
+    routing,
     staticMaps: createStaticMaps(map, {stylesDir: path.resolve('config', 'styles'), markersDir: markersDir(config.dataDir)}),
     async close() {
       map.close()

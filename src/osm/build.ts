@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import {type Coords, bbox, interiorPoint, joinRings, nestRings, pointInRing, round7, simplify, toPositions} from './geom.js'
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
+import {type RoadExtra, roadExtra} from './road-extra.js'
 import {writeRoadGraph} from './roads.js'
 import {namesByLanguage} from './names.js'
 import {writeStreets} from './streets.js'
@@ -54,7 +55,7 @@ const BANDS = [
 ]
 
 /** A routable way kept for the road graph: its index in the way table, OSM id and attributes. */
-export interface Road {w: number; id: number; a: RoadAttrs; name: string | null; ref: string | null}
+export interface Road {w: number; id: number; a: RoadAttrs; x: RoadExtra; name: string | null; ref: string | null}
 
 /**
  * Builds one region file from two passes over a PBF, so that files in any order work and memory
@@ -151,7 +152,7 @@ export class MapBuilder {
     }
     if (tags.boundary === 'administrative') this.source.adminWays++
     if (present < 2) return
-    if (road) this.roads.push({w, id, a: road, name: tags.name ?? null, ref: tags.ref ?? null})
+    if (road) this.roads.push({w, id, a: road, x: roadExtra(tags), name: tags.name ?? null, ref: tags.ref ?? null})
     if (road && tags.name) this.names('way', id, tags)
     if (street) {
       const cls = ROADISH[tags.highway!] ?? 'path'
@@ -450,6 +451,7 @@ function prepare(db: Database.Database) {
     graphNode: db.prepare('INSERT INTO graph_nodes VALUES (?,?,?,?)'),
     edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     edgeBox: box('edges'),
+    edgeAttrs: db.prepare('INSERT INTO edge_attrs VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
     restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
     layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?,?)'),
     layerBox: box('layer_features'),

@@ -15,9 +15,14 @@ export async function writeRoadGraph(map: Source, st: Statements, built: BuiltCo
   const {nodes, ways, roads} = map
   const use = new Uint8Array(nodes.size)
   for (const {w} of roads) {
-    const idx = ways.nodes(w)
-    for (let i = 0; i < idx.length; i++) if (use[idx[i]] < 2) use[idx[i]]++
-    use[idx[0]] = use[idx[idx.length - 1]] = 2
+    // A run of present nodes between missing ones is a way of its own: no edge crosses a gap.
+    const all = ways.allNodes(w)
+    for (let i = 0; i < all.length; i++) {
+      const n = all[i]
+      if (n < 0) continue
+      if (use[n] < 2) use[n]++
+      if (i === 0 || i === all.length - 1 || all[i - 1] < 0 || all[i + 1] < 0) use[n] = 2
+    }
   }
   const graphId = new Int32Array(nodes.size)
   const restricted = restrictionWays(map.relations)
@@ -31,10 +36,17 @@ export async function writeRoadGraph(map: Source, st: Statements, built: BuiltCo
   }
   for (let r = 0; r < roads.length; r++) {
     if ((r & 0x3fff) === 0) await tick('roads', r, roads.length)
-    const {w, a, id: wayId, name, ref} = roads[r]
-    const idx = ways.nodes(w)
+    const {w, a, x: extra, id: wayId, name, ref} = roads[r]
+    const idx = ways.allNodes(w)
     let start = 0
-    for (let i = 1; i < idx.length; i++) {
+    while (start < idx.length && idx[start] < 0) start++
+    for (let i = start + 1; i < idx.length; i++) {
+      if (idx[i] < 0) {
+        while (i + 1 < idx.length && idx[i + 1] < 0) i++
+        start = i + 1
+        i++ // the node after a gap starts the next edge
+        continue
+      }
       if (use[idx[i]] < 2) continue
       const geom = new Int32Array((i - start + 1) * 2)
       let length = 0
@@ -56,6 +68,7 @@ export async function writeRoadGraph(map: Source, st: Statements, built: BuiltCo
       st.edge.run(edgeId, source, target, wayId, Math.round(length * 100) / 100, a.cls, name, ref, a.maxspeed, a.oneway,
         a.car, a.truck, a.bike, a.foot, +a.toll, +a.ferry, +a.bridge, +a.tunnel, Buffer.from(geom.buffer, geom.byteOffset, geom.byteLength))
       st.edgeBox.run(edgeId, b[0], b[2], b[1], b[3])
+      st.edgeAttrs.run(edgeId, extra.highway, extra.maxspeedForward, extra.maxspeedBackward, extra.maxheight, extra.maxweight, extra.maxwidth, extra.maxlength, +extra.noHazmat, +extra.destination, +extra.motorroad)
       if (restricted.has(wayId)) {
         const list = wayEdges.get(wayId) ?? []
         list.push(edgeId, source, target)

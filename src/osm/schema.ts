@@ -76,6 +76,14 @@ CREATE TABLE edges (
 );
 CREATE INDEX edges_way ON edges(way_id);
 CREATE VIRTUAL TABLE edges_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
+CREATE INDEX graph_nodes_osm ON graph_nodes(osm_id);
+
+-- Routing attributes per edge (src/osm/road-extra.ts): raw highway value, directional speed limits
+-- (km/h), truck limits (metres, tonnes), hazmat=no, access=destination, motorroad=yes.
+CREATE TABLE edge_attrs (
+  id INTEGER PRIMARY KEY, highway TEXT, maxspeed_forward INTEGER, maxspeed_backward INTEGER,
+  maxheight REAL, maxweight REAL, maxwidth REAL, maxlength REAL, no_hazmat INTEGER NOT NULL, destination INTEGER NOT NULL, motorroad INTEGER NOT NULL
+);
 
 -- from_edge/to_edge are the edges of from_way/to_way that touch the via node (null when unresolved).
 CREATE TABLE turn_restrictions (

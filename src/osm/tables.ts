@@ -160,6 +160,11 @@ export class WayTable {
     return out
   }
 
+  /** Node indexes of way `w` as listed, -1 where a node is missing from the file. */
+  allNodes(w: number): Int32Array {
+    return this.idx.data.subarray(this.start.data[w], this.start.data[w + 1])
+  }
+
   /** Whether every node of way `w` is present. */
   complete(w: number): boolean {
     const s = this.start.data[w], e = this.start.data[w + 1], all = this.idx.data

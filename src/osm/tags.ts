@@ -147,12 +147,13 @@ export function roadAttrs(tags: Tags): RoadAttrs | null {
   const cls = ferry ? 'ferry' : highway ? ROAD_CLASS[highway] : undefined
   if (!cls || tags.area === 'yes') return null
   const motorway = highway === 'motorway' || highway === 'motorway_link'
+  const motorroad = tags.motorroad === 'yes'
   const carDefault = ferry ? tags.motorcar === 'yes' || tags.motor_vehicle === 'yes' : CAR_CLASSES.has(cls) || (highway === 'living_street')
   const car = allowed(tags, ['access', 'vehicle', 'motor_vehicle', 'motorcar'], carDefault)
   const truck = allowed(tags, ['access', 'vehicle', 'motor_vehicle', 'hgv'], carDefault && highway !== 'living_street')
-  const bikeDefault = ferry || (!motorway && highway !== 'steps' && highway !== 'footway' && highway !== 'pedestrian' && highway !== 'corridor')
+  const bikeDefault = ferry || (!motorway && !motorroad && highway !== 'steps' && highway !== 'footway' && highway !== 'pedestrian' && highway !== 'corridor')
   const bike = allowed(tags, ['access', 'vehicle', 'bicycle'], bikeDefault)
-  const foot = allowed(tags, ['access', 'foot'], ferry || !motorway)
+  const foot = allowed(tags, ['access', 'foot'], ferry || (!motorway && !motorroad))
 
   const ow = tags.oneway
   let oneway: -1 | 0 | 1 = 0

@@ -1,6 +1,8 @@
 import {CompiledQuery, type Updateable} from 'kysely'
 import type {NewEvent} from '../events/recorder.js'
 import {haversine} from '../geofences/confidence.js'
+import type {Mode} from '../routing/profile.js'
+import type {Routing} from '../routing/system.js'
 import type {Fence} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
 import {newId} from '../store/ids.js'
@@ -17,6 +19,13 @@ import type {TrackInput} from './input.js'
 export type EtaSource = (from: [number, number], to: [number, number], mode: string) => {duration: number; distance: number} | null
 
 /** DECISIONS: the straight-line fallback speeds, km/h. */
+/** The routing engine as a trip ETA source: minutes and metres on the road graph (src/routing/system.ts). */
+export const etaFromRouting = (routing: Routing): EtaSource =>
+  (from, to, mode) => {
+    const routed = routing.eta(from, to, mode as Mode)
+    return routed && {duration: Math.round((routed.seconds / 60) * 100) / 100, distance: Math.round(routed.meters)}
+  }
+
 export const FALLBACK_KMH: Record<string, number> = {car: 50, bike: 15, foot: 5}
 
 /** Minutes and metres to the destination: the routing source where it answers, else straight line. */

@@ -49,8 +49,9 @@ describe('unsorted files', () => {
   // relations before ways, Columbus has ids out of order. Both must build exactly what the sorted copies build.
   for (const name of ['baltimore-md-us', 'columbus-oh-us-roads']) {
     it(`${name}: the unsorted original imports to the same model as the sorted copy`, async () => {
-      const sorted = await importOsm(fixture(`${name}.osm.pbf`), {dataDir: fresh()})
-      const unsorted = await importOsm(fixture(`quirks/${name}.unsorted.osm.pbf`), {dataDir: fresh()})
+      // the extraction is what is compared: the derived stages (routing preprocessing) are skipped
+      const sorted = await importOsm(fixture(`${name}.osm.pbf`), {dataDir: fresh(), stages: []})
+      const unsorted = await importOsm(fixture(`quirks/${name}.unsorted.osm.pbf`), {dataDir: fresh(), stages: []})
       expect(unsorted.region).toBe(name)
       expect(unsorted.read).toEqual(sorted.read)
       expect(unsorted.built).toEqual(sorted.built)

@@ -3,6 +3,7 @@ import {beaconsRoutes} from './beacons.js'
 import {configRoutes} from './config.js'
 import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
+import {routeRoutes} from './route.js'
 import {settingsRoutes} from './settings.js'
 import {syncRoutes} from './sync.js'
 import {trackRoutes} from './track.js'
@@ -20,4 +21,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   tripsRoutes,
   eventsRoutes,
   trackRoutes,
+  routeRoutes,
 ]

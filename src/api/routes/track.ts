@@ -2,15 +2,17 @@ import {beaconsNear} from '../../beacons/search.js'
 import {contextAt} from '../../tracking/context.js'
 import {beaconSearchQuery, contextQuery, trackSchema} from '../../tracking/input.js'
 import {track} from '../../tracking/track.js'
+import {etaFromRouting} from '../../tracking/trips.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
 
 /** `POST /v1/track` (answered after its transaction commits), `GET /v1/context`, `GET /v1/search/beacons`. */
 export function trackRoutes(api: Api): void {
   const {store, map} = api.ctx
+  const deps = {store, map, routing: etaFromRouting(api.ctx.routing)}
   api.route('post', '/track', {auth: 'P', limit: 'track'}, async (req) => {
     const input = parse(trackSchema, req.body ?? {})
-    const result = await track({store, map}, req.auth.live, input, req.ip)
+    const result = await track(deps, req.auth.live, input, req.ip)
     return {meta: {code: 200}, ...result}
   })
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {refuse} from '../../errors.js'
 import {openSystem} from '../../system.js'
+import {etaFromRouting} from '../../tracking/trips.js'
 import {parseTrace} from '../../tracking/trace.js'
 import {trackIn} from '../../tracking/track.js'
 import {write} from '../../store/write.js'
@@ -54,7 +55,7 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
         const now = p.at ?? new Date(start + i * 1000)
         const input = {deviceId: flags.device ?? flags.user, userId: flags.user, latitude: p.lat, longitude: p.lng, accuracy: p.accuracy,
           stopped: p.stopped, foreground: p.foreground}
-        const result = write(system.store, (tx) => trackIn(tx, {store: system.store, map: system.map}, live, input, '127.0.0.1', now))
+        const result = write(system.store, (tx) => trackIn(tx, {store: system.store, map: system.map, routing: etaFromRouting(system.routing)}, live, input, '127.0.0.1', now))
         for (const event of result.events) {
           counts.set(event.type as string, (counts.get(event.type as string) ?? 0) + 1)
           this.log(`${event.createdAt}  ${String(event.type).padEnd(40)} ${describe(event)}`)

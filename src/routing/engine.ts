@@ -1,0 +1,373 @@
+import Flatbush from 'flatbush'
+import FlatQueue from 'flatqueue'
+import type {Engine} from '../map/mapdata.js'
+import type {MapBlob} from '../map/blob.js'
+import type {ModeGraph} from './stage.js'
+import {type Snap, type SnapNetwork, snap} from './snap.js'
+
+/** Where a search starts or ends: a node and the cost (deciseconds) and metres already spent. */
+interface Seed {node: number; w: number; m: number; arc: number}
+
+export interface Cost {
+  /** deciseconds */
+  w: number
+  meters: number
+}
+
+export interface Path extends Cost {
+  /** base arc ids (2e + d) travelled, in order; the first and last are partial */
+  arcs: number[]
+  from: Snap
+  to: Snap
+}
+
+const INF = Infinity
+
+/** The network arrays shared by every mode, viewed straight from `route-edges.bin`. */
+export class Network implements SnapNetwork {
+  readonly nodes: Int32Array
+  readonly src: Uint32Array
+  readonly dst: Uint32Array
+  readonly geomOff: Uint32Array
+  readonly geom: Int32Array
+  readonly length: Float32Array
+  readonly cls: Uint8Array
+  readonly flags: Uint8Array
+  readonly access: Uint8Array
+  readonly bush: Flatbush
+
+  constructor(b: MapBlob) {
+    this.nodes = b.array('nodes', Int32Array)
+    this.src = b.array('src', Uint32Array)
+    this.dst = b.array('dst', Uint32Array)
+    this.geomOff = b.array('geomOff', Uint32Array)
+    this.geom = b.array('geom', Int32Array)
+    this.length = b.array('length', Float32Array)
+    this.cls = b.array('cls', Uint8Array)
+    this.flags = b.array('flags', Uint8Array)
+    this.access = b.array('access', Uint8Array)
+    const bush = b.section('bush')
+    this.bush = Flatbush.from(bush.buffer as ArrayBuffer, bush.byteOffset)
+  }
+}
+
+function graphOf(b: MapBlob): ModeGraph {
+  const u = (s: string) => b.array(s, Uint32Array)
+  const i = (s: string) => b.array(s, Int32Array)
+  const f = (s: string) => b.array(s, Float32Array)
+  return {
+    rank: u('rank'), orig: u('orig'), shortcuts: 0,
+    upOff: u('upOff'), upTo: u('upTo'), upW: u('upW'), upD: f('upD'), upX: i('upX'),
+    dnOff: u('dnOff'), dnFrom: u('dnFrom'), dnW: u('dnW'), dnD: f('dnD'), dnX: i('dnX'),
+    gOff: u('gOff'), gTo: u('gTo'), gW: u('gW'), gX: i('gX'),
+    arcTo: i('arcTo'), arcW: u('arcW'), tiny: b.array('tiny', Uint8Array), srcOff: u('srcOff'), srcs: u('srcs'),
+  }
+}
+
+/** One search direction's scratch state, reset by the list of nodes it touched. */
+class Search {
+  readonly w: Float64Array
+  readonly m: Float64Array
+  /** index of the arc that reached the node (in the search's arc arrays), -1 for a seed */
+  readonly via: Int32Array
+  readonly prev: Int32Array
+  readonly seedArc: Int32Array
+  readonly touched: number[] = []
+  readonly queue = new FlatQueue<number>()
+
+  constructor(n: number) {
+    this.w = new Float64Array(n).fill(INF)
+    this.m = new Float64Array(n)
+    this.via = new Int32Array(n)
+    this.prev = new Int32Array(n)
+    this.seedArc = new Int32Array(n)
+  }
+
+  reset(seeds: Seed[]): void {
+    for (const v of this.touched) this.w[v] = INF
+    this.touched.length = 0
+    this.queue.clear()
+    for (const s of seeds) {
+      if (s.w >= this.w[s.node]) continue
+      if (this.w[s.node] === INF) this.touched.push(s.node)
+      this.w[s.node] = s.w
+      this.m[s.node] = s.m
+      this.via[s.node] = -1
+      this.seedArc[s.node] = s.arc
+      this.queue.push(s.node, s.w)
+    }
+  }
+
+  relax(from: number, to: number, w: number, m: number, arc: number): void {
+    if (w >= this.w[to]) return
+    if (this.w[to] === INF) this.touched.push(to)
+    this.w[to] = w
+    this.m[to] = m
+    this.via[to] = arc
+    this.prev[to] = from
+    this.queue.push(to, w)
+  }
+}
+
+/**
+ * Routing for one mode of one region: snapping, contraction-hierarchy queries (point to point and
+ * many to many), plain Dijkstra (for `avoid`, isochrones and as the reference), path unpacking.
+ */
+export class ModeRouter {
+  readonly g: ModeGraph
+  private readonly fwd: Search
+  private readonly bwd: Search
+
+  constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
+    this.g = graphOf(blob)
+    this.fwd = new Search(this.g.rank.length)
+    this.bwd = new Search(this.g.rank.length)
+  }
+
+  /** Snaps to the nearest edge outside small islands and avoided roads; failing that, to any edge of the mode. */
+  snap(lon: number, lat: number, maxMeters: number, avoid = 0): Snap | null {
+    const {tiny} = this.g, {flags} = this.net
+    return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
+  }
+
+  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel. */
+  sources(s: Snap): Seed[] {
+    const out: Seed[] = []
+    for (let d = 0; d < 2; d++) {
+      const a = 2 * s.edge + d
+      if (this.g.arcTo[a] < 0) continue
+      const rest = d ? s.t : 1 - s.t
+      out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], m: rest * this.net.length[s.edge], arc: a})
+    }
+    return out
+  }
+
+  /** Seeds of the backward search: the nodes whose arcs lead onto the snapped point. */
+  targets(s: Snap): Seed[] {
+    const out: Seed[] = []
+    for (let d = 0; d < 2; d++) {
+      const a = 2 * s.edge + d
+      if (this.g.arcTo[a] < 0) continue
+      const part = d ? 1 - s.t : s.t
+      for (let i = this.g.srcOff[a]; i < this.g.srcOff[a + 1]; i++) out.push({node: this.g.srcs[i], w: part * this.g.arcW[a], m: part * this.net.length[s.edge], arc: a})
+    }
+    return out
+  }
+
+  /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
+  private direct(from: Snap, to: Snap): (Cost & {arc: number}) | null {
+    if (from.edge !== to.edge) return null
+    const e = from.edge
+    const d = to.t >= from.t ? 0 : 1
+    const a = 2 * e + d
+    if (this.g.arcTo[a] < 0) return null
+    const f = Math.abs(to.t - from.t)
+    return {w: f * this.g.arcW[a], meters: f * this.net.length[e], arc: a}
+  }
+
+  /** Fastest route cost between two snapped points (contraction hierarchy), or null when none. */
+  cost(from: Snap, to: Snap): Cost | null {
+    const r = this.query(from, to)
+    return r && {w: r.w, meters: r.meters}
+  }
+
+  route(from: Snap, to: Snap): Path | null {
+    const r = this.query(from, to)
+    if (!r) return null
+    if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to}
+    return {w: r.w, meters: r.meters, arcs: this.unpackPath(r.meet), from, to}
+  }
+
+  private query(from: Snap, to: Snap): {w: number; meters: number; meet: number; arc: number} | null {
+    const g = this.g, F = this.fwd, B = this.bwd
+    F.reset(this.sources(from))
+    B.reset(this.targets(to))
+    const dir = this.direct(from, to)
+    let best = dir ? dir.w : INF, bestM = dir ? dir.meters : 0, meet = -1
+    const check = (v: number) => {
+      if (F.w[v] === INF || B.w[v] === INF) return
+      const t = F.w[v] + B.w[v]
+      if (t < best) {
+        best = t
+        bestM = F.m[v] + B.m[v]
+        meet = v
+      }
+    }
+    for (const v of F.touched) check(v)
+    while (F.queue.length || B.queue.length) {
+      const fk = F.queue.length ? F.queue.peekValue()! : INF
+      const bk = B.queue.length ? B.queue.peekValue()! : INF
+      if (Math.min(fk, bk) >= best) break
+      if (fk <= bk) {
+        const v = F.queue.pop()!
+        if (fk > F.w[v]) continue
+        for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) {
+          const t = g.upTo[i]
+          F.relax(v, t, fk + g.upW[i], F.m[v] + g.upD[i], i)
+          check(t)
+        }
+      } else {
+        const v = B.queue.pop()!
+        if (bk > B.w[v]) continue
+        for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) {
+          const t = g.dnFrom[i]
+          B.relax(v, t, bk + g.dnW[i], B.m[v] + g.dnD[i], i)
+          check(t)
+        }
+      }
+    }
+    if (best === INF) return null
+    return {w: best, meters: bestM, meet, arc: meet < 0 ? dir!.arc : -1}
+  }
+
+  private unpackPath(meet: number): number[] {
+    const F = this.fwd, B = this.bwd, g = this.g
+    const chain: number[] = []
+    let v = meet
+    while (F.via[v] >= 0) {
+      chain.push(F.prev[v], v, g.upX[F.via[v]])
+      v = F.prev[v]
+    }
+    const out = [F.seedArc[v]]
+    for (let i = chain.length - 3; i >= 0; i -= 3) this.unpack(chain[i], chain[i + 1], chain[i + 2], out)
+    v = meet
+    while (B.via[v] >= 0) {
+      const next = B.prev[v]
+      this.unpack(v, next, g.dnX[B.via[v]], out)
+      v = next
+    }
+    out.push(B.seedArc[v])
+    return out
+  }
+
+  /** Appends the base arcs of arc u→w (id x) to `out`. */
+  private unpack(u: number, w: number, x: number, out: number[]): void {
+    if (x >= 0) {
+      out.push(x)
+      return
+    }
+    const m = -x - 1
+    this.unpack(u, m, this.arcX(u, m), out)
+    this.unpack(m, w, this.arcX(m, w), out)
+  }
+
+  private arcX(u: number, w: number): number {
+    const g = this.g
+    let best = INF, x = 0
+    if (g.rank[w] > g.rank[u]) {
+      for (let i = g.upOff[u]; i < g.upOff[u + 1]; i++) if (g.upTo[i] === w && g.upW[i] < best) (best = g.upW[i]), (x = g.upX[i])
+    } else {
+      for (let i = g.dnOff[w]; i < g.dnOff[w + 1]; i++) if (g.dnFrom[i] === u && g.dnW[i] < best) (best = g.dnW[i]), (x = g.dnX[i])
+    }
+    if (best === INF) throw new Error(`routing: no arc ${u}→${w} to unpack`)
+    return x
+  }
+
+  /**
+   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost) at
+   * every node it settles; one forward upward search per source reads them.
+   */
+  matrix(from: Snap[], to: Snap[]): (Cost | null)[][] {
+    const g = this.g, B = this.bwd, F = this.fwd
+    const buckets = new Map<number, number[]>()
+    to.forEach((t, j) => {
+      B.reset(this.targets(t))
+      while (B.queue.length) {
+        const k = B.queue.peekValue()!
+        const v = B.queue.pop()!
+        if (k > B.w[v]) continue
+        const list = buckets.get(v)
+        if (list) list.push(j, k, B.m[v])
+        else buckets.set(v, [j, k, B.m[v]])
+        for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) B.relax(v, g.dnFrom[i], k + g.dnW[i], B.m[v] + g.dnD[i], i)
+      }
+    })
+    return from.map((s) => {
+      const row: (Cost | null)[] = to.map((t) => {
+        const d = this.direct(s, t)
+        return d && {w: d.w, meters: d.meters}
+      })
+      F.reset(this.sources(s))
+      while (F.queue.length) {
+        const k = F.queue.peekValue()!
+        const v = F.queue.pop()!
+        if (k > F.w[v]) continue
+        const list = buckets.get(v)
+        if (list) {
+          for (let i = 0; i < list.length; i += 3) {
+            const c = row[list[i]], w = k + list[i + 1]
+            if (!c || w < c.w) row[list[i]] = {w, meters: F.m[v] + list[i + 2]}
+          }
+        }
+        for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) F.relax(v, g.upTo[i], k + g.upW[i], F.m[v] + g.upD[i], i)
+      }
+      return row
+    })
+  }
+
+  /**
+   * Plain Dijkstra over the uncontracted graph from `from`: to `to` when given (stops once it is
+   * settled), else until `limit` deciseconds. Arcs on edges whose flags meet `avoid` are skipped.
+   */
+  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
+    const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
+    const ok = (arc: number) => !(this.net.flags[arc >> 1] & avoid)
+    F.reset(this.sources(from).filter((s) => ok(s.arc)))
+    const goal = new Map<number, Seed>()
+    if (opts.to) for (const s of this.targets(opts.to)) if (ok(s.arc) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
+    const d = opts.to ? this.direct(from, opts.to) : null
+    let best = d && ok(d.arc) ? d.w : INF, bestM = d ? d.meters : 0, end = -1
+    while (F.queue.length) {
+      const k = F.queue.peekValue()!
+      const v = F.queue.pop()!
+      if (k > F.w[v]) continue
+      if (k >= best || k > limit) break
+      const t = goal.get(v)
+      if (t && k + t.w < best) {
+        best = k + t.w
+        bestM = F.m[v] + t.m
+        end = v
+      }
+      for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) {
+        if (!ok(g.gX[i])) continue
+        const w = opts.penalty?.has(g.gX[i] >> 1) ? 3 * g.gW[i] : g.gW[i]
+        F.relax(v, g.gTo[i], k + w, F.m[v] + this.net.length[g.gX[i] >> 1], i)
+      }
+    }
+    let path: Path | null = null
+    if (opts.to && best < INF) {
+      const arcs: number[] = []
+      if (end < 0) arcs.push(d!.arc)
+      else {
+        arcs.push(goal.get(end)!.arc)
+        let v = end
+        while (F.via[v] >= 0) {
+          arcs.push(g.gX[F.via[v]])
+          v = F.prev[v]
+        }
+        arcs.push(F.seedArc[v])
+        arcs.reverse()
+      }
+      path = {w: best, meters: bestM, arcs, from, to: opts.to}
+    }
+    return {w: F.w, m: F.m, touched: F.touched, path, cost: best < INF ? {w: best, meters: bestM} : null}
+  }
+}
+
+/** A region's routers, one per mode, loaded lazily from the region's blobs. */
+export class RegionRouting implements Engine {
+  private readonly routers = new Map<number, ModeRouter>()
+  closed = false
+
+  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}) {}
+
+  mode(k: number): ModeRouter {
+    let r = this.routers.get(k)
+    if (!r) this.routers.set(k, (r = new ModeRouter(this.net, this.loadMode(k), k)))
+    return r
+  }
+
+  close(): void {
+    this.closed = true
+  }
+}

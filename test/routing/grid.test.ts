@@ -1,0 +1,117 @@
+import {afterAll, describe, expect, it} from 'vitest'
+import {AVOID_BITS} from '../../src/routing/profile.js'
+import {grid, type GridRouter} from './grid.js'
+
+// Expected routes as tables, in the spirit of OSRM's cucumber features: from, to, mode, route
+// (node letters passed) or null for "no route".
+type Row = [string, string, 'car' | 'truck' | 'bike' | 'foot', string | null]
+
+const check = (g: GridRouter, rows: Row[]) => {
+  for (const [from, to, mode, want] of rows) expect(g.route(mode, from, to), `${mode} ${from}→${to}`).toBe(want)
+}
+
+const open: GridRouter[] = []
+afterAll(() => open.forEach((g) => g.close()))
+const make = async (spec: Parameters<typeof grid>[0]) => {
+  const g = await grid(spec)
+  open.push(g)
+  return g
+}
+
+describe('routing on hand-made grids', () => {
+  it('oneway streets: cars follow them, bikes may use oneway:bicycle=no, walkers ignore them', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    check(g, [
+      ['a', 'c', 'car', 'abc'],
+      ['c', 'a', 'car', 'cfeda'],
+      ['c', 'a', 'bike', 'cba'],
+      ['c', 'a', 'foot', 'cba'],
+      ['b', 'a', 'car', 'bcfeda'],
+    ])
+  })
+
+  it('turn restrictions: no_left_turn and only_straight_on at a via node, bikes excepted', async () => {
+    const h = await make({
+      map: `
+  a
+b c d
+  e`,
+      ways: {
+        ac: {nodes: 'ac', tags: {highway: 'secondary'}},
+        ce: {nodes: 'ce', tags: {highway: 'secondary'}},
+        bc: {nodes: 'bc', tags: {highway: 'secondary'}},
+        cd: {nodes: 'cd', tags: {highway: 'secondary'}},
+      },
+      restrictions: [
+        {type: 'no_left_turn', from: 'ac', via: 'c', to: 'cd', except: 'bicycle'},
+        {type: 'only_straight_on', from: 'ce', via: 'c', to: 'ac'},
+      ],
+    })
+    check(h, [
+      ['a', 'b', 'car', 'acb'],
+      ['a', 'd', 'car', 'acbcd'], // the left turn is forbidden: a U-turn at the dead end b instead
+      ['a', 'd', 'bike', 'acd'],
+      ['a', 'd', 'foot', 'acd'],
+      ['e', 'a', 'car', 'eca'],
+      ['e', 'b', 'car', 'ecacb'], // only straight on from e: to a, turn there, come back
+      ['e', 'd', 'truck', 'ecacbcd'], // both restrictions at once: back from a, no left turn either
+      ['e', 'b', 'foot', 'ecb'],
+      ['b', 'd', 'car', 'bcd'],
+    ])
+  })
+
+  it('access per mode: motorways, motorroad=yes, footways, steps, hgv=no, a low bridge for trucks', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        ab: {nodes: 'ab', tags: {highway: 'trunk', motorroad: 'yes'}},
+        bc: {nodes: 'bc', tags: {highway: 'motorway'}},
+        de: {nodes: 'de', tags: {highway: 'footway'}},
+        ef: {nodes: 'ef', tags: {highway: 'steps'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential', hgv: 'no'}},
+        be: {nodes: 'be', tags: {highway: 'residential', maxheight: '3.2'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    check(g, [
+      ['a', 'c', 'car', 'abc'],
+      ['a', 'c', 'truck', 'abc'],
+      ['a', 'c', 'bike', null], // a motorroad and a motorway: no bikes
+      ['a', 'c', 'foot', 'adefc'],
+      ['d', 'f', 'bike', null], // footways and steps are closed to bikes unless tagged bicycle=yes
+      ['d', 'f', 'foot', 'def'],
+      ['d', 'b', 'truck', null], // hgv=no, then a 3.2 m clearance
+      ['d', 'b', 'car', 'dab'],
+    ])
+  })
+
+  it('avoid: tolls, highways and ferries take the longer free road', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'motorway', oneway: 'no', toll: 'yes'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    expect(g.route('car', 'a', 'c')).toBe('abc')
+    expect(g.route('car', 'a', 'c', AVOID_BITS.tolls)).toBe('adefc')
+    expect(g.route('car', 'a', 'c', AVOID_BITS.highways)).toBe('adefc')
+    expect(g.route('car', 'a', 'c', AVOID_BITS.ferries)).toBe('abc')
+  })
+})
