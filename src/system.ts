@@ -3,6 +3,7 @@ import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
 import {type IsochroneSource, noIsochrones} from './geofences/geometry.js'
+import {IpLocator} from './geocoding/ip.js'
 import {type MapData, openMapData} from './map/index.js'
 import {openStore, type Store} from './store/db.js'
 
@@ -15,6 +16,8 @@ export interface System {
   map: MapData
   /** Isochrone rings for isochrone geofences: none until a routing engine is wired in here. */
   isochrones: IsochroneSource
+  /** Offline IP geolocation (GeoIP, loaded on first use): IP geocode and the 451 for blocked countries. */
+  ip: IpLocator
   /** Closes the map files and the store; stop whatever `serve` started first. */
   close(): Promise<void>
 }
@@ -37,6 +40,7 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     log: options.log ?? createLogger(config.logLevel),
     map,
     isochrones: noIsochrones,
+    ip: new IpLocator(),
     async close() {
       map.close()
       await store.close()

@@ -96,7 +96,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     }
     const fail = (error: unknown) => sendError(error, request, res)
     try {
-      request.auth = authenticate(store, usage, route.level, route.key(request))
+      request.auth = authenticate(store, usage, route.level, route.key(request), () => ctx.ip.country(request.ip))
       res.keyId = request.auth.id
       if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res)
       readBody(req, res).then((body) => {

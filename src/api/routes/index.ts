@@ -3,6 +3,7 @@ import {beaconsRoutes} from './beacons.js'
 import {configRoutes} from './config.js'
 import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
+import {geocodingRoutes} from './geocoding.js'
 import {settingsRoutes} from './settings.js'
 import {tripsRoutes} from './trips.js'
 import {usersRoutes} from './users.js'
@@ -16,4 +17,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   usersRoutes,
   tripsRoutes,
   eventsRoutes,
+  geocodingRoutes,
 ]

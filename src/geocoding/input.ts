@@ -1,0 +1,49 @@
+import {z} from 'zod'
+import {int, latLng, list} from '../validate.js'
+import type {DocLayer} from './docs.js'
+
+export const LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'ko', 'pt', 'ru', 'zh'] as const
+const LAYER_NAMES = ['place', 'address', 'street', 'postalCode', 'locality', 'neighborhood', 'county', 'state', 'country', 'coarse', 'fine'] as const
+
+const GROUPS: Record<string, DocLayer[]> = {
+  address: ['address', 'street'],
+  locality: ['locality', 'neighborhood'],
+  coarse: ['postalCode', 'locality', 'neighborhood', 'county', 'state', 'country'],
+  fine: ['address', 'street', 'place'],
+}
+/** Default when `layers` is omitted: address and coarse (spec). */
+export const DEFAULT_LAYERS: ReadonlySet<DocLayer> = new Set([...GROUPS.address, ...GROUPS.coarse])
+
+const layers = () =>
+  list(z.enum(LAYER_NAMES, {error: `must be a comma-separated list of ${LAYER_NAMES.join(', ')}`}))
+    .refine((l) => l.length > 0, {message: 'must name at least one layer'})
+    .transform((names): ReadonlySet<DocLayer> => new Set(names.flatMap((n) => GROUPS[n] ?? [n as DocLayer])))
+
+const countries = () =>
+  list(z.string().regex(/^[A-Za-z]{2}$/, {error: 'must be comma-separated 2-letter country codes'})).transform((l) => new Set(l.map((c) => c.toUpperCase())))
+
+const text = () => z.string({error: 'required: the text to search for'}).trim().min(1, {error: 'required: the text to search for'}).max(512, {error: 'up to 512 characters'})
+
+export const forwardQuery = z.object({
+  query: text(),
+  layers: layers().optional(),
+  country: countries().optional(),
+  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).default('en'),
+})
+
+export const reverseQuery = z.object({
+  coordinates: latLng(),
+  layers: layers().optional(),
+})
+
+export const autocompleteQuery = z.object({
+  query: text(),
+  near: latLng().optional(),
+  layers: layers().optional(),
+  limit: int(1, 100).default(10),
+  countryCode: countries().optional(),
+})
+
+export type ForwardInput = z.output<typeof forwardQuery>
+export type ReverseInput = z.output<typeof reverseQuery>
+export type AutocompleteInput = z.output<typeof autocompleteQuery>
