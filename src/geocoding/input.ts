@@ -15,12 +15,14 @@ const GROUPS: Record<string, DocLayer[]> = {
 export const DEFAULT_LAYERS: ReadonlySet<DocLayer> = new Set([...GROUPS.address, ...GROUPS.coarse])
 
 const layers = () =>
-  list(z.enum(LAYER_NAMES, {error: `must be a comma-separated list of ${LAYER_NAMES.join(', ')}`}))
-    .refine((l) => l.length > 0, {message: 'must name at least one layer'})
+  list(z.string())
+    .refine((l) => l.length > 0 && l.every((n) => (LAYER_NAMES as readonly string[]).includes(n)), {message: `must be a comma-separated list of ${LAYER_NAMES.join(', ')}`})
     .transform((names): ReadonlySet<DocLayer> => new Set(names.flatMap((n) => GROUPS[n] ?? [n as DocLayer])))
 
 const countries = () =>
-  list(z.string().regex(/^[A-Za-z]{2}$/, {error: 'must be comma-separated 2-letter country codes'})).transform((l) => new Set(l.map((c) => c.toUpperCase())))
+  list(z.string())
+    .refine((l) => l.length > 0 && l.every((c) => /^[A-Za-z]{2}$/.test(c)), {message: 'must be comma-separated 2-letter country codes'})
+    .transform((l) => new Set(l.map((c) => c.toUpperCase())))
 
 const text = () => z.string({error: 'required: the text to search for'}).trim().min(1, {error: 'required: the text to search for'}).max(512, {error: 'up to 512 characters'})
 
