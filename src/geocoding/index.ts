@@ -6,7 +6,7 @@ import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
 import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
-import {fold, isNumberLike, numberTokens, numberValue} from './normalize.js'
+import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
 import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION} from './stage.js'
 import {buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
 
@@ -117,10 +117,10 @@ export class Geocoder implements Engine {
     const touched: number[] = []
     const marked: number[] = []
     let total = 0
-    let numberToken: string | null = null
+    const numbers: string[] = []
     for (let k = 0; k < query.length; k++) {
       const t = query[k]
-      if (!numberToken && isNumberLike(t)) numberToken = t
+      if (isNumberLike(t)) numbers.push(t)
       const expansions = this.expand(t, !!opts.prefix && k === query.length - 1)
       let best = expansions.length ? 0 : Math.log(1 + this.n)
       for (const [tok, w] of expansions) {
@@ -147,7 +147,7 @@ export class Geocoder implements Engine {
       }
       total += best
     }
-    const numberTok = numberToken ? findToken(this.tokens, numberToken) : -1
+    const numberToks = numbers.map((t) => findToken(this.tokens, t))
     let max = 0
     for (const d of touched) if (scores[d] > max) max = scores[d]
     // keep the near-best; a common word (a city name) can touch every doc of a region
@@ -169,8 +169,8 @@ export class Geocoder implements Engine {
       let score = scores[d] / total + 0.3 * coverage + 0.05 * doc.importance
       if (doc.layer === 'address') {
         // an address's first own token is its number
-        if (numberToken && this.prim[ps] !== numberTok) score -= 0.1
-        else if (!numberToken && !opts.prefix) score -= 0.05
+        if (numbers.length && !numberToks.includes(this.prim[ps])) score -= 0.1
+        else if (!numbers.length && !opts.prefix) score -= 0.05
       }
       if (opts.near) score += 0.15 * Math.exp(-haversine(opts.near[0], opts.near[1], doc.lon, doc.lat) / 20000)
       ranked.push({d, score})
@@ -182,8 +182,10 @@ export class Geocoder implements Engine {
       return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
     // a house number on a known street that has no address point of its own: interpolate
-    if (numberToken && top.length && opts.layers.has('address')) {
-      const first = top[0]
+    const first = top[0]
+    // the house number asked for: a number that is not part of the street's name nor the postcode
+    const numberToken = first && numbers.find((t) => !tokens(first.doc.street ?? '').includes(t) && t !== first.doc.postalCode)
+    if (numberToken && opts.layers.has('address')) {
       const asked = first.doc.layer === 'street' || (first.doc.layer === 'address' && !numberTokens(first.doc.number!).includes(numberToken))
       if (asked) {
         const guess = this.interpolate(first.doc, numberToken)

@@ -47,8 +47,14 @@ export function tokens(text: string): string[] {
 /** Tokens of a house number: "17-19" → 17-19, 17; "4B" → 4b, 4; "4 bis" → 4bis, 4. */
 export function numberTokens(number: string): string[] {
   const n = fold(number).replace(/\s+/g, '')
-  const lead = /^\d+/.exec(n)?.[0]
-  return lead && lead !== n ? [n, lead] : [n]
+  const out = new Set([n])
+  // "1;3;5", "2,4": every number of the list
+  for (const part of n.split(/[;,]/)) {
+    const lead = /^\d+/.exec(part)?.[0]
+    if (part) out.add(part)
+    if (lead) out.add(lead)
+  }
+  return [...out]
 }
 
 /** Whether a query token looks like a house number (digits, maybe one letter or a range). */
