@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {int, latLng, list} from '../validate.js'
+import {int, latLng, list, metadataFilters} from '../validate.js'
 import type {DocLayer} from './docs.js'
 
 export const LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'ko', 'pt', 'ru', 'zh'] as const
@@ -49,3 +49,22 @@ export const autocompleteQuery = z.object({
 export type ForwardInput = z.output<typeof forwardQuery>
 export type ReverseInput = z.output<typeof reverseQuery>
 export type AutocompleteInput = z.output<typeof autocompleteQuery>
+
+const names = (what: string) =>
+  list(z.string()).refine((l) => l.length > 0 && l.every((c) => c.length <= 100), {message: `must be a comma-separated list of ${what}`})
+
+export const placesQuery = z
+  .object({
+    chains: names('chain slugs or mapped ids').optional(),
+    categories: names('categories').optional(),
+    iataCode: z.string().regex(/^[A-Za-z]{3}$/, {error: 'must be a 3-letter IATA airport code'}).optional(),
+    chainMetadata: z.unknown().optional().transform(metadataFilters),
+    near: latLng().optional(),
+    radius: int(1, 10000).default(1000),
+    limit: int(1, 100).default(10),
+  })
+  .superRefine((v, ctx) => {
+    if (v.iataCode) return
+    if (!v.chains && !v.categories) ctx.addIssue({code: 'custom', path: ['chains'], message: 'required unless categories or iataCode is given'})
+    else if (!v.near) ctx.addIssue({code: 'custom', path: ['near'], message: 'required: "latitude,longitude"'})
+  })

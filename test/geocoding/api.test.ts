@@ -89,6 +89,30 @@ describe('autocomplete', () => {
   })
 })
 
+describe('search places', () => {
+  it('finds chains by slug or mapped id and categories near a point, nearest first, with chain metadata', async () => {
+    setSetting(server.store, false, 'places.chainMappings', {'bnp-paribas': 'bank-42'})
+    setSetting(server.store, false, 'places.chainMetadata', {'bnp-paribas': {atm: true}})
+    const {status, body} = await get('/v1/search/places?chains=bnp-paribas&near=43.7384,7.4246&radius=5000&limit=3')
+    expect(status).toBe(200)
+    expect(body.places).toHaveLength(3)
+    expect(body.places[0]).toMatchObject({name: expect.any(String), categories: ['finance'], chain: {name: 'BNP Paribas', slug: 'bnp-paribas', externalId: 'bank-42', metadata: {atm: true}}})
+    const distances = body.places.map((p: {distance: number}) => p.distance)
+    expect(distances).toEqual([...distances].sort((a, b) => a - b))
+    const mapped = await get('/v1/search/places?chains=bank-42&near=43.7384,7.4246&radius=5000&chainMetadata[atm]=true')
+    expect(mapped.body.places.length).toBe(5)
+    const wrongMeta = await get('/v1/search/places?chains=bank-42&near=43.7384,7.4246&radius=5000&chainMetadata[atm]=false')
+    expect(wrongMeta.body.places).toEqual([])
+    const cafes = await get('/v1/search/places?categories=cafe&near=43.7384,7.4246&radius=300')
+    expect(cafes.body.places.every((p: {categories: string[]; distance: number}) => p.categories[0] === 'cafe' && p.distance <= 300)).toBe(true)
+    for (const [path, param] of [['/v1/search/places?near=43.7,7.4', 'chains'], ['/v1/search/places?chains=x', 'near'], ['/v1/search/places?chains=x&near=1,1&radius=0', 'radius'], ['/v1/search/places?iataCode=ABCD', 'iataCode'], ['/v1/search/places?chains=x&near=1,1&limit=101', 'limit']]) {
+      const bad = await get(path)
+      expect(bad.status, path).toBe(400)
+      expect(bad.body.meta.param, path).toBe(param)
+    }
+  })
+})
+
 describe('IP geocode and blocked countries', () => {
   it('geocodes a public IP offline, flags proxies, refuses private ones, answers 451 for a blocked country', async () => {
     const local = await get('/v1/geocode/ip')
@@ -147,6 +171,7 @@ describe('bad parameters', () => {
       ['/v1/geocode/forward', ['query', 'layers', 'country', 'lang']],
       ['/v1/geocode/reverse', ['coordinates', 'layers']],
       ['/v1/search/autocomplete', ['query', 'near', 'layers', 'limit', 'countryCode']],
+      ['/v1/search/places', ['near', 'chains', 'categories', 'iataCode', 'radius', 'limit']],
     ]
     for (let i = 0; i < 120; i++) {
       const [path, params] = routes[Math.floor(rand() * routes.length)]

@@ -1,10 +1,11 @@
 import {autocomplete, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
-import {autocompleteQuery, forwardQuery, reverseQuery} from '../../geocoding/input.js'
+import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery} from '../../geocoding/input.js'
+import {searchPlaces} from '../../geocoding/places.js'
 import {getSettings} from '../../project/settings.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
 
-/** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`). */
+/** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`. */
 export function geocodingRoutes(api: Api): void {
   const {map, ip, store} = api.ctx
   const geocode = {auth: 'P', limit: 'geocode'} as const
@@ -24,6 +25,13 @@ export function geocodingRoutes(api: Api): void {
     res.statusCode = 204
     res.end()
     return undefined
+  })
+
+  api.route('get', '/search/places', {auth: 'P', limit: 'searchPlaces'}, (req) => {
+    const input = parse(placesQuery, req.query)
+    const settings = getSettings(store, req.auth.live)
+    const places = searchPlaces(map, input, {chainMetadata: settings['places.chainMetadata'], chainMappings: settings['places.chainMappings']})
+    return {meta: {code: 200}, places}
   })
 
   api.route('get', '/geocode/ip', {auth: 'P', limit: 'ipGeocode'}, (req) => {
