@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import {iso1A2Code} from '@rapideditor/country-coder'
+import KDBush from 'kdbush'
 import {haversine, pointInRing} from '../osm/geom.js'
 import {stateOf} from './regions.js'
 
@@ -33,6 +34,7 @@ export class AdminLookup {
   private areas = new Map<number, Area | null>()
   private readonly boxes: Database.Statement
   private readonly places: PlaceNode[]
+  private readonly placePoints: KDBush
 
   constructor(private readonly db: Database.Database) {
     this.boxes = db.prepare('SELECT id FROM admin_areas_rtree WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').pluck()
@@ -42,6 +44,10 @@ export class AdminLookup {
         const [lon, lat] = JSON.parse(r.geometry).coordinates as [number, number]
         return {cls: r.class, name: r.name, lon, lat}
       })
+    this.placePoints = new KDBush(Math.max(1, this.places.length), 64, Float64Array)
+    for (const p of this.places) this.placePoints.add(p.lon, p.lat)
+    if (!this.places.length) this.placePoints.add(1000, 1000)
+    this.placePoints.finish()
   }
 
   /** `place=*` nodes that name localities and neighbourhoods (searchable as localities). */
@@ -81,9 +87,10 @@ export class AdminLookup {
   private nearestPlace(lon: number, lat: number, classes: string[]): PlaceNode | null {
     let best: PlaceNode | null = null
     let bestScore = 1
-    for (const p of this.places) {
-      if (!classes.includes(p.cls)) continue
-      if (Math.abs(p.lat - lat) > 0.15) continue
+    const dLat = 15000 / 111_320, dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180))
+    for (const i of this.placePoints.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
+      const p = this.places[i]
+      if (!p || !classes.includes(p.cls)) continue
       const score = haversine(lon, lat, p.lon, p.lat) / REACH_M[p.cls]
       if (score < bestScore) {
         best = p

@@ -30,6 +30,21 @@ export interface Hit {
 }
 
 const MAX_PREFIX_EXPANSIONS = 256
+/** Words held by more docs than this are only checked on docs rarer words found (binary search in their postings). */
+const COMMON_DF = 2000
+
+/** Whether the ascending postings[start..end) hold d. */
+function has(postings: Uint32Array, start: number, end: number, d: number): boolean {
+  let lo = start, hi = end - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = postings[mid]
+    if (v < d) lo = mid + 1
+    else if (v > d) hi = mid - 1
+    else return true
+  }
+  return false
+}
 
 /**
  * One region's geocoder, loaded once per region generation from `geocoding.bin` and
@@ -118,11 +133,17 @@ export class Geocoder implements Engine {
     const marked: number[] = []
     let total = 0
     const numbers: string[] = []
-    for (let k = 0; k < query.length; k++) {
-      const t = query[k]
+    // rare words first: the common ones ("street", a city) then only score docs already found
+    const words = query.map((t, k) => {
       if (isNumberLike(t)) numbers.push(t)
       const expansions = this.expand(t, !!opts.prefix && k === query.length - 1)
+      let df = 0
+      for (const [tok] of expansions) df += this.df(tok)
+      return {k, expansions, df}
+    }).sort((a, b) => a.df - b.df)
+    for (const {k, expansions, df} of words) {
       let best = expansions.length ? 0 : Math.log(1 + this.n)
+      const common = touched.length > 0 && df > COMMON_DF && df > touched.length * 8
       for (const [tok, w] of expansions) {
         const gain = this.idf(tok) * w
         if (gain > best) best = gain
@@ -130,7 +151,27 @@ export class Geocoder implements Engine {
           mark[tok] = 1
           marked.push(tok)
         }
-        for (let p = postStart[tok], e = postStart[tok + 1]; p < e; p++) {
+        const start = postStart[tok], end = postStart[tok + 1]
+        if (common) {
+          if (end - start > touched.length * 8) {
+            for (const d of touched) {
+              if (seenBy[d] !== k && has(postings, start, end, d)) {
+                seenBy[d] = k
+                scores[d] += gain
+              }
+            }
+          } else {
+            for (let p = start; p < end; p++) {
+              const d = postings[p]
+              if (stamp[d] === q && seenBy[d] !== k) {
+                seenBy[d] = k
+                scores[d] += gain
+              }
+            }
+          }
+          continue
+        }
+        for (let p = start; p < end; p++) {
           const d = postings[p]
           if (stamp[d] !== q) {
             stamp[d] = q
