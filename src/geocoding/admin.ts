@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
-import {iso1A2Code} from '@rapideditor/country-coder'
 import KDBush from 'kdbush'
 import {haversine, pointInRing} from '../osm/geom.js'
+import {countryCodeAt} from './country.js'
 import {stateOf} from './regions.js'
 
 /** The administrative parts of a location, as geocoding results carry them. */
@@ -115,7 +115,7 @@ export class AdminLookup {
       else if (a.kind === 'neighborhood') parts.neighborhood = a.name
       else if (a.kind === 'postal_code') parts.postalCode = a.postcode ?? a.name
     }
-    cc ??= iso1A2Code([lon, lat]) ?? (tagged.country && /^[A-Za-z]{2}$/.test(tagged.country) ? tagged.country.toUpperCase() : null)
+    cc ??= countryCodeAt(lon, lat) ?? (tagged.country && /^[A-Za-z]{2}$/.test(tagged.country) ? tagged.country.toUpperCase() : null)
     parts.countryCode = cc
     parts.city ??= tagged.city ?? this.nearestPlace(lon, lat, LOCALITY)?.name ?? null
     parts.neighborhood ??= this.nearestPlace(lon, lat, NEIGHBOURHOOD)?.name ?? null

@@ -2,6 +2,7 @@ import type {MapData} from '../map/mapdata.js'
 import type {Doc} from './docs.js'
 import {type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
+import {countryCodeAt} from './country.js'
 import {type AddressJson, addressJson} from './json.js'
 import {tokens} from './normalize.js'
 import {countryName} from './regions.js'
@@ -100,6 +101,3 @@ function areaAt(engines: NonNullable<ReturnType<typeof geocoder>>[], lon: number
   if (layers.has('country') && base.countryCode) return doc('country', base.country)
   return null
 }
-
-import {iso1A2Code} from '@rapideditor/country-coder'
-const countryCodeAt = (lon: number, lat: number) => iso1A2Code([lon, lat]) ?? null

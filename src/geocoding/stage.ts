@@ -1,6 +1,6 @@
 import KDBush from 'kdbush'
 import type {MapStage} from '../osm/stage.js'
-import {DOCS_SCHEMA, INSERT_DOC, collectDocs, docRow, readDocs} from './docs.js'
+import {DOCS_SCHEMA, INSERT_DOCS, collectDocs, docRow, readDocs} from './docs.js'
 import {type TokenIndex, buildTokenIndex, docTokens, primaryTokens, tokenLookup} from './tokens.js'
 
 /** The geocoder index: blob `geocoding.bin`, kind version 1, beside the `geocoding_docs` table. */
@@ -18,23 +18,21 @@ export const geocodingStage: MapStage = {
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)
-    const insert = db.prepare(INSERT_DOC)
+    const insert = db.prepare(INSERT_DOCS)
     const lists: string[][] = []
     const primary: string[][] = []
-    let pending = 0
-    db.exec('BEGIN')
+    let batch: unknown[][] = []
     for (const doc of collectDocs(db)) {
-      insert.run(...docRow(doc))
+      batch.push(docRow(doc))
       lists.push(docTokens(doc))
       primary.push(primaryTokens(doc))
-      if (++pending === 4096) {
-        pending = 0
-        db.exec('COMMIT')
+      if (batch.length === 4096) {
+        insert.run(JSON.stringify(batch))
+        batch = []
         await ctx.progress(lists.length, lists.length + 1)
-        db.exec('BEGIN')
       }
     }
-    db.exec('COMMIT')
+    if (batch.length) insert.run(JSON.stringify(batch))
     const index = buildTokenIndex(lists)
     const prim = primaryIndex(index, primary)
     const points = new KDBush(lists.length, 64, Float64Array)
