@@ -4,6 +4,7 @@ import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
 import type {IsochroneSource} from './geofences/geometry.js'
+import {IpLocator} from './geocoding/ip.js'
 import {type MapData, openMapData} from './map/index.js'
 import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
@@ -25,6 +26,8 @@ export interface System {
   staticMaps: StaticMaps
   /** The routing engine over the imported road graphs (ETAs for trips, isochrones). */
   routing: Routing
+  /** Offline IP geolocation (GeoIP, loaded on first use): IP geocode and the 451 for blocked countries. */
+  ip: IpLocator
   /** Closes the map files and the store; stop whatever `serve` started first. */
   close(): Promise<void>
 }
@@ -50,6 +53,7 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     isochrones: routing.isochrones,
     routing,
     staticMaps: createStaticMaps(map, {stylesDir: path.resolve('config', 'styles'), markersDir: markersDir(config.dataDir)}),
+    ip: new IpLocator(),
     async close() {
       map.close()
       await store.close()

@@ -7,8 +7,9 @@ import {placeIndex} from '../../src/places/index.js'
 import {MONACO, count, fixture, freshDataDirs, snapshot} from './helpers.js'
 
 const fresh = freshDataDirs()
-/** A region directory's files: map.db and every blob the standard stages write. */
-const regionFiles = (dir: string) => [dir, `${dir}/map.db`, `${dir}/places.bin`, ...['bike', 'car', 'edges', 'foot', 'truck'].map((b) => `${dir}/route-${b}.bin`)]
+/** manifest.json and a region directory with map.db and every blob the import's stages wrote. */
+const regionFiles = (r: {dir: string; stages: {blobs: Record<string, number>}[]}) =>
+  ['manifest.json', r.dir, `${r.dir}/map.db`, ...r.stages.flatMap((s) => Object.keys(s.blobs).map((b) => `${r.dir}/${b}.bin`))].sort()
 const mapFiles = (dataDir: string) => readdirSync(path.join(dataDir, 'map'), {recursive: true}).map(String).sort()
 
 describe('staged import', () => {
@@ -21,7 +22,7 @@ describe('staged import', () => {
     expect(new Set(seen)).toEqual(new Set(STAGES.flatMap((s) => [`stages:${s.name}`, `verify:${s.name}`])))
     const entry = readManifest(dataDir).regions.monaco
     expect(entry).toMatchObject({dir: r.dir, generation: r.generation, db: 'map.db', blobs: {places: 'places.bin'}})
-    expect(mapFiles(dataDir)).toEqual(['manifest.json', ...regionFiles(r.dir)])
+    expect(mapFiles(dataDir)).toEqual(regionFiles(r))
     expect(readFileSync(path.join(dataDir, 'map', r.dir, 'places.bin')).length).toBe(r.stages[0].blobs.places)
   })
 
@@ -66,7 +67,7 @@ describe('staged import: failures change nothing', () => {
     map.close()
     // the next import sweeps nothing extra and leaves only its own region
     const r = await importOsm(MONACO, {dataDir})
-    expect(mapFiles(dataDir)).toEqual(['manifest.json', ...regionFiles(r.dir)])
+    expect(mapFiles(dataDir)).toEqual(regionFiles(r))
   }
 
   it('a stage that throws aborts the import', async () => {

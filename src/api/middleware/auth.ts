@@ -14,8 +14,8 @@ export type KeySource = (req: Pick<ApiRequest, 'headers' | 'query'>) => string |
 /** The whole `Authorization` value is the key (no scheme word); static maps carry it in `publishableKey`. */
 export const keyOf: KeySource = (req) => req.headers.authorization?.trim() || undefined
 
-/** The caller's identity at the route's level, or the 401/402/403 of the spec. */
-export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined): KeyIdentity {
+/** The caller's identity at the route's level, or the 401/402/403 of the spec, or 451 for a blocked country (DECISIONS). */
+export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined, countryOf?: () => string | null): KeyIdentity {
   const identity = key ? authenticateKey(store, key) : null
   if (!identity) throw refuse.unauthorized()
   if (level === 'S' && identity.type !== 'secret') throw refuse.forbidden()
@@ -23,5 +23,10 @@ export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, 
   if (settings['project.disabled']) throw refuse.projectDisabled()
   const quota = settings['project.monthlyRequestQuota']
   if (quota > 0 && usage.used(identity.live) >= quota) throw refuse.quotaSpent()
+  const blocked = settings['security.blockedCountries']
+  if (blocked.length && countryOf) {
+    const cc = countryOf()
+    if (cc && blocked.some((c) => c.toUpperCase() === cc)) throw refuse.countryBlocked()
+  }
   return identity
 }

@@ -4,6 +4,7 @@ import {configRoutes} from './config.js'
 import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
 import {routeRoutes} from './route.js'
+import {geocodingRoutes} from './geocoding.js'
 import {settingsRoutes} from './settings.js'
 import {syncRoutes} from './sync.js'
 import {trackRoutes} from './track.js'
@@ -22,4 +23,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   eventsRoutes,
   trackRoutes,
   routeRoutes,
+  geocodingRoutes,
 ]

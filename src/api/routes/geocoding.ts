@@ -1,0 +1,41 @@
+import {autocomplete, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
+import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery} from '../../geocoding/input.js'
+import {searchPlaces} from '../../geocoding/places.js'
+import {getSettings} from '../../project/settings.js'
+import {parse} from '../../validate.js'
+import type {Api} from '../router.js'
+
+/** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`. */
+export function geocodingRoutes(api: Api): void {
+  const {map, ip, store} = api.ctx
+  const geocode = {auth: 'P', limit: 'geocode'} as const
+
+  api.route('get', '/geocode/forward', geocode, (req) => ({meta: {code: 200}, addresses: forwardGeocode(map, parse(forwardQuery, req.query))}))
+
+  api.route('get', '/geocode/reverse', geocode, (req) => ({meta: {code: 200}, addresses: reverseGeocode(map, parse(reverseQuery, req.query))}))
+
+  api.route('get', '/search/autocomplete', geocode, (req) => {
+    const input = parse(autocompleteQuery, req.query)
+    const r = input.near ? null : ip.lookup(req.ip)
+    const near: [number, number] | undefined = r ? [r.longitude!, r.latitude!] : undefined
+    return {meta: {code: 200}, addresses: autocomplete(map, input, near)}
+  })
+
+  api.route('post', '/search/autocomplete/click', geocode, (_req, res) => {
+    res.statusCode = 204
+    res.end()
+    return undefined
+  })
+
+  api.route('get', '/search/places', {auth: 'P', limit: 'searchPlaces'}, (req) => {
+    const input = parse(placesQuery, req.query)
+    const settings = getSettings(store, req.auth.live)
+    const places = searchPlaces(map, input, {chainMetadata: settings['places.chainMetadata'], chainMappings: settings['places.chainMappings']})
+    return {meta: {code: 200}, places}
+  })
+
+  api.route('get', '/geocode/ip', {auth: 'P', limit: 'ipGeocode'}, (req) => {
+    const ranges = getSettings(store, req.auth.live)['fraud.proxyRanges']
+    return {meta: {code: 200}, ...ip.geocode(req.ip, ranges)}
+  })
+}

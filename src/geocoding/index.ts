@@ -1,0 +1,329 @@
+import type Database from 'better-sqlite3'
+import KDBush from 'kdbush'
+import {readBlob} from '../map/blob.js'
+import type {Engine, MapData} from '../map/mapdata.js'
+import {haversine} from '../osm/geom.js'
+import {AdminLookup} from './admin.js'
+import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
+import {withinOneEdit} from './fuzzy.js'
+import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
+import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION} from './stage.js'
+import {buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
+
+export interface SearchOptions {
+  /** the last token is a prefix (autocomplete) */
+  prefix?: boolean
+  layers: ReadonlySet<DocLayer>
+  countries?: ReadonlySet<string>
+  near?: [number, number]
+  limit: number
+}
+
+export interface Hit {
+  doc: Doc
+  score: number
+  confidence: 'exact' | 'interpolated' | 'fallback'
+  lon: number
+  lat: number
+  /** the house number asked for, when the result was interpolated on its street */
+  number?: string
+}
+
+const MAX_PREFIX_EXPANSIONS = 256
+/** Words held by more docs than this are only checked on docs rarer words found (binary search in their postings). */
+const COMMON_DF = 2000
+
+/** Whether the ascending postings[start..end) hold d. */
+function has(postings: Uint32Array, start: number, end: number, d: number): boolean {
+  let lo = start, hi = end - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = postings[mid]
+    if (v < d) lo = mid + 1
+    else if (v > d) hi = mid - 1
+    else return true
+  }
+  return false
+}
+
+/**
+ * One region's geocoder, loaded once per region generation from `geocoding.bin` and
+ * `geocoding_docs`: sorted tokens (binary search, prefix ranges, one-edit neighbours within the
+ * first letter's range), postings per token, and per doc the tokens that make it what it is.
+ * Scoring: each query token adds the IDF of its best expansion (exact 1, prefix 0.9, one edit
+ * 0.75); a doc whose own tokens the query covers ranks over docs that only lie in a matching place.
+ */
+export class Geocoder implements Engine {
+  private readonly n: number
+  private readonly scores: Float64Array
+  private readonly stamp: Int32Array
+  /** the last query token (index) that scored each doc */
+  private readonly seenBy: Int32Array
+  private readonly mark: Uint8Array
+  private query = 0
+  /** address docs per street (folded street + city), for interpolation */
+  private streets = new Map<string, number[]>()
+  private streetDoc = new Map<number, Doc>()
+  readonly admin: AdminLookup
+  private readonly streetBoxes: Database.Statement
+  closed = false
+
+  constructor(
+    readonly docs: Doc[],
+    readonly tokens: string[],
+    private readonly postStart: Uint32Array,
+    private readonly postings: Uint32Array,
+    private readonly primStart: Uint32Array,
+    private readonly prim: Uint32Array,
+    readonly points: KDBush,
+    admin: AdminLookup,
+    db: Database.Database,
+  ) {
+    this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
+    this.n = docs.length
+    this.scores = new Float64Array(this.n)
+    this.stamp = new Int32Array(this.n)
+    this.seenBy = new Int32Array(this.n)
+    this.mark = new Uint8Array(tokens.length)
+    this.admin = admin
+    docs.forEach((d, i) => {
+      if (d.layer === 'street' && d.ref !== null) this.streetDoc.set(d.ref, d)
+      if (d.layer !== 'address' || !d.street) return
+      const key = `${fold(d.street)}|${d.city ?? ''}`
+      const list = this.streets.get(key)
+      if (list) list.push(i)
+      else this.streets.set(key, [i])
+    })
+  }
+
+  private df(t: number): number {
+    return this.postStart[t + 1] - this.postStart[t]
+  }
+
+  private idf(t: number): number {
+    return Math.log(1 + this.n / Math.max(1, this.df(t)))
+  }
+
+  /** Token ids a query token stands for, each with its weight. */
+  private expand(q: string, prefix: boolean): [number, number][] {
+    const out: [number, number][] = []
+    const exact = findToken(this.tokens, q)
+    if (exact >= 0) out.push([exact, 1])
+    if (prefix) {
+      const lo = lowerBound(this.tokens, q)
+      for (let i = lo; i < this.tokens.length && this.tokens[i].startsWith(q) && out.length < MAX_PREFIX_EXPANSIONS; i++) if (i !== exact) out.push([i, 0.9])
+    }
+    if (out.length || q.length < 4 || /^\d/.test(q)) return out
+    // one edit: neighbours share the first letter (or the second, for a dropped or swapped first letter)
+    for (const first of new Set([q[0], q[1]])) {
+      const lo = lowerBound(this.tokens, first)
+      for (let i = lo; i < this.tokens.length && this.tokens[i][0] === first; i++) {
+        const t = this.tokens[i]
+        if (withinOneEdit(q, t) || (prefix && t.length > q.length && withinOneEdit(q, t.slice(0, q.length)))) out.push([i, prefix ? 0.7 : 0.75])
+      }
+    }
+    return out
+  }
+
+  search(query: string[], opts: SearchOptions): Hit[] {
+    if (!query.length || !this.n) return []
+    const q = ++this.query
+    const {scores, stamp, seenBy, mark, postings, postStart} = this
+    const touched: number[] = []
+    const marked: number[] = []
+    let total = 0
+    const numbers: string[] = []
+    // rare words first: the common ones ("street", a city) then only score docs already found
+    const words = query.map((t, k) => {
+      if (isNumberLike(t)) numbers.push(t)
+      const expansions = this.expand(t, !!opts.prefix && k === query.length - 1)
+      let df = 0
+      for (const [tok] of expansions) df += this.df(tok)
+      return {k, expansions, df}
+    }).sort((a, b) => a.df - b.df)
+    for (const {k, expansions, df} of words) {
+      let best = expansions.length ? 0 : Math.log(1 + this.n)
+      const common = touched.length > 0 && df > COMMON_DF && df > touched.length * 8
+      for (const [tok, w] of expansions) {
+        const gain = this.idf(tok) * w
+        if (gain > best) best = gain
+        if (!mark[tok]) {
+          mark[tok] = 1
+          marked.push(tok)
+        }
+        const start = postStart[tok], end = postStart[tok + 1]
+        if (common) {
+          if (end - start > touched.length * 8) {
+            for (const d of touched) {
+              if (seenBy[d] !== k && has(postings, start, end, d)) {
+                seenBy[d] = k
+                scores[d] += gain
+              }
+            }
+          } else {
+            for (let p = start; p < end; p++) {
+              const d = postings[p]
+              if (stamp[d] === q && seenBy[d] !== k) {
+                seenBy[d] = k
+                scores[d] += gain
+              }
+            }
+          }
+          continue
+        }
+        for (let p = start; p < end; p++) {
+          const d = postings[p]
+          if (stamp[d] !== q) {
+            stamp[d] = q
+            scores[d] = 0
+            seenBy[d] = -1
+            touched.push(d)
+          }
+          // expansions come best first: a doc counts each query token once
+          if (seenBy[d] !== k) {
+            seenBy[d] = k
+            scores[d] += gain
+          }
+        }
+      }
+      total += best
+    }
+    const numberToks = numbers.map((t) => findToken(this.tokens, t))
+    let max = 0
+    for (const d of touched) if (scores[d] > max) max = scores[d]
+    // keep the near-best; a common word (a city name) can touch every doc of a region
+    let cut = max * 0.5
+    let candidates = touched.filter((d) => scores[d] >= cut)
+    while (candidates.length > 2000 && cut < max * 0.95) {
+      cut += max * 0.1
+      candidates = candidates.filter((d) => scores[d] >= cut)
+    }
+    const ranked: {d: number; score: number}[] = []
+    for (const d of candidates) {
+      const doc = this.docs[d]
+      if (!opts.layers.has(doc.layer)) continue
+      if (opts.countries && (!doc.countryCode || !opts.countries.has(doc.countryCode))) continue
+      let covered = 0
+      const ps = this.primStart[d], pe = this.primStart[d + 1]
+      for (let i = ps; i < pe; i++) if (mark[this.prim[i]]) covered++
+      const coverage = pe > ps ? covered / (pe - ps) : 0
+      let score = scores[d] / total + 0.3 * coverage + 0.05 * doc.importance
+      if (doc.layer === 'address') {
+        // an address's first own token is its number
+        if (numbers.length && !numberToks.includes(this.prim[ps])) score -= 0.1
+        else if (!numbers.length && !opts.prefix) score -= 0.05
+      }
+      if (opts.near) score += 0.15 * Math.exp(-haversine(opts.near[0], opts.near[1], doc.lon, doc.lat) / 20000)
+      ranked.push({d, score})
+    }
+    for (const t of marked) mark[t] = 0
+    ranked.sort((a, b) => b.score - a.score)
+    const top: Hit[] = ranked.slice(0, opts.limit).map(({d, score}) => {
+      const doc = this.docs[d]
+      return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
+    })
+    // a house number on a known street that has no address point of its own: interpolate
+    const first = top[0]
+    // the house number asked for: a number that is not part of the street's name nor the postcode
+    const numberToken = first && numbers.find((t) => !tokens(first.doc.street ?? '').includes(t) && t !== first.doc.postalCode)
+    if (numberToken && opts.layers.has('address')) {
+      const asked = first.doc.layer === 'street' || (first.doc.layer === 'address' && !numberTokens(first.doc.number!).includes(numberToken))
+      if (asked) {
+        const guess = this.interpolate(first.doc, numberToken)
+        if (guess) top[0] = {...guess, score: first.score}
+      }
+    }
+    return top
+  }
+
+  /** The point of `number` on the street of `doc`, between the two nearest known numbers of the same parity. */
+  private interpolate(doc: Doc, number: string): Hit | null {
+    const want = numberValue(number)
+    const list = this.streets.get(`${fold(doc.street ?? '')}|${doc.city ?? ''}`)
+    if (!list || !Number.isFinite(want)) return null
+    let lo: Doc | null = null, hi: Doc | null = null
+    for (const i of list) {
+      const d = this.docs[i], v = numberValue(d.number!)
+      if (!Number.isFinite(v) || (v - want) % 2 !== 0) continue
+      if (v < want && (!lo || v > numberValue(lo.number!))) lo = d
+      if (v > want && (!hi || v < numberValue(hi.number!))) hi = d
+    }
+    if (!lo || !hi) return null
+    const a = numberValue(lo.number!), b = numberValue(hi.number!)
+    if (b - a > 200) return null
+    const f = (want - a) / (b - a)
+    const lon = lo.lon + (hi.lon - lo.lon) * f, lat = lo.lat + (hi.lat - lo.lat) * f
+    return {doc: {...lo, number, unit: null, lon, lat}, score: 1, confidence: 'interpolated', lon, lat, number}
+  }
+
+  /** Docs of `layers` within `radiusM`, nearest first. */
+  near(lon: number, lat: number, radiusM: number, layers: ReadonlySet<DocLayer>, limit: number): {doc: Doc; distance: number}[] {
+    const dLat = radiusM / 111_320
+    const dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180))
+    const out: {doc: Doc; distance: number}[] = []
+    for (const i of this.points.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
+      const doc = this.docs[i]
+      if (!layers.has(doc.layer)) continue
+      const distance = haversine(lon, lat, doc.lon, doc.lat)
+      if (distance <= radiusM) out.push({doc, distance})
+    }
+    return out.sort((a, b) => a.distance - b.distance).slice(0, limit)
+  }
+
+  /** The street whose line passes nearest the point within `radiusM`, with the nearest point on it. */
+  nearestStreet(lon: number, lat: number, radiusM: number): {doc: Doc; distance: number; lon: number; lat: number} | null {
+    const dLat = radiusM / 111_320
+    const kx = Math.cos((lat * Math.PI) / 180)
+    const dLon = dLat / Math.max(0.01, kx)
+    let best: {id: number; distance: number; lon: number; lat: number} | null = null
+    for (const row of this.streetBoxes.all(lon + dLon, lon - dLon, lat + dLat, lat - dLat) as {id: number; name: string; geometry: string}[]) {
+      const g = JSON.parse(row.geometry) as {type: string; coordinates: number[][][] | number[][]}
+      const lines = (g.type === 'LineString' ? [g.coordinates] : g.coordinates) as number[][][]
+      for (const line of lines) {
+        for (let i = 1; i < line.length; i++) {
+          const [ax, ay] = line[i - 1], [bx, by] = line[i]
+          // nearest point on the segment in a local plane (metres scale is irrelevant for the projection)
+          const vx = (bx - ax) * kx, vy = by - ay, wx = (lon - ax) * kx, wy = lat - ay
+          const len = vx * vx + vy * vy
+          const f = len ? Math.max(0, Math.min(1, (vx * wx + vy * wy) / len)) : 0
+          const px = ax + (bx - ax) * f, py = ay + (by - ay) * f
+          const distance = haversine(lon, lat, px, py)
+          if (distance <= radiusM && (!best || distance < best.distance)) best = {id: row.id, distance, lon: px, lat: py}
+        }
+      }
+    }
+    if (!best) return null
+    const doc = this.streetDoc.get(best.id)
+    return doc ? {doc, distance: best.distance, lon: best.lon, lat: best.lat} : null
+  }
+
+  close(): void {
+    this.closed = true
+  }
+}
+
+/** The region's geocoder; regions imported before the geocoding stage get one built in memory on first use. */
+export function geocoder(map: MapData, region: string): Geocoder | undefined {
+  return map.engine(region, 'geocoding', ({db, blobFile}) => {
+    const file = blobFile(GEOCODING_BLOB)
+    const admin = new AdminLookup(db)
+    if (!file) {
+      const docs = [...collectDocs(db)]
+      const index = buildTokenIndex(docs.map(docTokens))
+      const tokens = decodeTokens(index)
+      const prim: number[] = []
+      const primStart = new Uint32Array(docs.length + 1)
+      docs.forEach((d, i) => {
+        for (const t of primaryTokens(d)) prim.push(findToken(tokens, t))
+        primStart[i + 1] = prim.length
+      })
+      const points = new KDBush(docs.length, 64, Float64Array)
+      for (const d of docs) points.add(d.lon, d.lat)
+      return new Geocoder(docs, tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
+    }
+    const blob = readBlob(file, {kind: GEOCODING_BLOB, version: GEOCODING_BLOB_VERSION})
+    const tokens = decodeTokens({text: blob.section('text'), textStart: blob.array('textStart', Uint32Array)})
+    return new Geocoder(readDocs(db), tokens, blob.array('postStart', Uint32Array), blob.array('postings', Uint32Array),
+      blob.array('primStart', Uint32Array), blob.array('prim', Uint32Array), KDBush.from(blob.section('kdbush').slice().buffer), admin, db)
+  })
+}

@@ -1,0 +1,70 @@
+import {z} from 'zod'
+import {int, latLng, list, metadataFilters} from '../validate.js'
+import type {DocLayer} from './docs.js'
+
+export const LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'ko', 'pt', 'ru', 'zh'] as const
+const LAYER_NAMES = ['place', 'address', 'street', 'postalCode', 'locality', 'neighborhood', 'county', 'state', 'country', 'coarse', 'fine'] as const
+
+const GROUPS: Record<string, DocLayer[]> = {
+  address: ['address', 'street'],
+  locality: ['locality', 'neighborhood'],
+  coarse: ['postalCode', 'locality', 'neighborhood', 'county', 'state', 'country'],
+  fine: ['address', 'street', 'place'],
+}
+/** Default when `layers` is omitted: address and coarse (spec). */
+export const DEFAULT_LAYERS: ReadonlySet<DocLayer> = new Set([...GROUPS.address, ...GROUPS.coarse])
+
+const layers = () =>
+  list(z.string())
+    .refine((l) => l.length > 0 && l.every((n) => (LAYER_NAMES as readonly string[]).includes(n)), {message: `must be a comma-separated list of ${LAYER_NAMES.join(', ')}`})
+    .transform((names): ReadonlySet<DocLayer> => new Set(names.flatMap((n) => GROUPS[n] ?? [n as DocLayer])))
+
+const countries = () =>
+  list(z.string())
+    .refine((l) => l.length > 0 && l.every((c) => /^[A-Za-z]{2}$/.test(c)), {message: 'must be comma-separated 2-letter country codes'})
+    .transform((l) => new Set(l.map((c) => c.toUpperCase())))
+
+const text = () => z.string({error: 'required: the text to search for'}).trim().min(1, {error: 'required: the text to search for'}).max(512, {error: 'up to 512 characters'})
+
+export const forwardQuery = z.object({
+  query: text(),
+  layers: layers().optional(),
+  country: countries().optional(),
+  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).default('en'),
+})
+
+export const reverseQuery = z.object({
+  coordinates: latLng(),
+  layers: layers().optional(),
+})
+
+export const autocompleteQuery = z.object({
+  query: text(),
+  near: latLng().optional(),
+  layers: layers().optional(),
+  limit: int(1, 100).default(10),
+  countryCode: countries().optional(),
+})
+
+export type ForwardInput = z.output<typeof forwardQuery>
+export type ReverseInput = z.output<typeof reverseQuery>
+export type AutocompleteInput = z.output<typeof autocompleteQuery>
+
+const names = (what: string) =>
+  list(z.string()).refine((l) => l.length > 0 && l.every((c) => c.length <= 100), {message: `must be a comma-separated list of ${what}`})
+
+export const placesQuery = z
+  .object({
+    chains: names('chain slugs or mapped ids').optional(),
+    categories: names('categories').optional(),
+    iataCode: z.string().regex(/^[A-Za-z]{3}$/, {error: 'must be a 3-letter IATA airport code'}).optional(),
+    chainMetadata: z.unknown().optional().transform(metadataFilters),
+    near: latLng().optional(),
+    radius: int(1, 10000).default(1000),
+    limit: int(1, 100).default(10),
+  })
+  .superRefine((v, ctx) => {
+    if (v.iataCode) return
+    if (!v.chains && !v.categories) ctx.addIssue({code: 'custom', path: ['chains'], message: 'required unless categories or iataCode is given'})
+    else if (!v.near) ctx.addIssue({code: 'custom', path: ['near'], message: 'required: "latitude,longitude"'})
+  })

@@ -1,0 +1,103 @@
+import type {MapData} from '../map/mapdata.js'
+import type {Doc} from './docs.js'
+import {type Hit, geocoder} from './index.js'
+import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
+import {countryCodeAt} from './country.js'
+import {type AddressJson, addressJson} from './json.js'
+import {tokens} from './normalize.js'
+import {countryName} from './regions.js'
+
+/** Hits of every region, best first. */
+function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<ReturnType<typeof geocoder>>['search']>[1]): Hit[] {
+  const words = tokens(query)
+  const hits: Hit[] = []
+  for (const region of map.regions()) {
+    const g = geocoder(map, region.name)
+    if (g) hits.push(...g.search(words, opts))
+  }
+  return hits.sort((a, b) => b.score - a.score).slice(0, opts.limit)
+}
+
+const withLang = (json: AddressJson, lang: string): AddressJson => {
+  if (lang !== 'en' && json.countryCode) {
+    try {
+      json.country = new Intl.DisplayNames([lang], {type: 'region'}).of(json.countryCode as string) ?? json.country
+    } catch {
+      // ICU without that language: keep English
+    }
+  }
+  return json
+}
+
+/** `GET /v1/geocode/forward`: complete addresses (and coarser places) for a text. */
+export function forwardGeocode(map: MapData, input: ForwardInput): AddressJson[] {
+  const hits = searchAll(map, input.query, {layers: input.layers ?? DEFAULT_LAYERS, countries: input.country, limit: 10})
+  return hits.map((h) => withLang(addressJson(h), input.lang))
+}
+
+/** `GET /v1/search/autocomplete`: prefix search as the user types, biased to `near`. */
+export function autocomplete(map: MapData, input: AutocompleteInput, near?: [number, number]): AddressJson[] {
+  const at = input.near ?? near
+  const hits = searchAll(map, input.query, {prefix: true, layers: input.layers ?? DEFAULT_LAYERS, countries: input.countryCode, near: at, limit: input.limit})
+  return hits.map((h) => addressJson(h, {placeLabel: true, distance: at ? distanceM(at, h) : undefined}))
+}
+
+const distanceM = (at: [number, number], h: Hit) => {
+  const R = 6371008.8, rad = Math.PI / 180
+  const dLat = (h.lat - at[1]) * rad, dLon = (h.lon - at[0]) * rad
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(at[1] * rad) * Math.cos(h.lat * rad) * Math.sin(dLon / 2) ** 2
+  return 2 * R * Math.asin(Math.sqrt(a))
+}
+
+/** How far reverse geocoding looks for an address point, then for a street line. */
+export const REVERSE_ADDRESS_M = 100
+export const REVERSE_STREET_M = 200
+
+/**
+ * `GET /v1/geocode/reverse`: the nearest address within 100 m, else the nearest street within 200 m,
+ * else the most specific admin area containing the point (polygons, place nodes, shipped country shapes).
+ */
+export function reverseGeocode(map: MapData, input: ReverseInput): AddressJson[] {
+  const [lon, lat] = input.coordinates
+  const layers = input.layers ?? DEFAULT_LAYERS
+  const regions = map.regions().filter((r) => !r.bbox || (lon >= r.bbox[0] - 0.05 && lon <= r.bbox[2] + 0.05 && lat >= r.bbox[1] - 0.05 && lat <= r.bbox[3] + 0.05))
+  const engines = regions.map((r) => geocoder(map, r.name)).filter((g) => !!g)
+  const fine = new Set([...layers].filter((l) => l === 'address' || l === 'place'))
+  if (fine.size) {
+    let best: {doc: Doc; distance: number} | null = null
+    for (const g of engines) {
+      const [hit] = g.near(lon, lat, REVERSE_ADDRESS_M, fine, 1)
+      if (hit && (!best || hit.distance < best.distance)) best = hit
+    }
+    if (best) return [addressJson({doc: best.doc, lon: best.doc.lon, lat: best.doc.lat, confidence: 'exact'}, {distance: best.distance})]
+  }
+  if (layers.has('street')) {
+    let best: ReturnType<NonNullable<ReturnType<typeof geocoder>>['nearestStreet']> = null
+    for (const g of engines) {
+      const hit = g.nearestStreet(lon, lat, REVERSE_STREET_M)
+      if (hit && (!best || hit.distance < best.distance)) best = hit
+    }
+    if (best) return [addressJson({doc: best.doc, lon: best.lon, lat: best.lat, confidence: 'fallback'}, {distance: best.distance})]
+  }
+  const area = areaAt(engines, lon, lat, layers)
+  return area ? [addressJson({doc: area, lon, lat, confidence: 'fallback'}, {distance: 0})] : []
+}
+
+/** The most specific admin area at a point among `layers`, as a doc (also without any region: shipped country shapes). */
+function areaAt(engines: NonNullable<ReturnType<typeof geocoder>>[], lon: number, lat: number, layers: ReadonlySet<string>): Doc | null {
+  const parts = engines.length ? engines[0].admin.at(lon, lat) : null
+  const base = parts ?? {country: null, countryCode: null, state: null, stateCode: null, county: null, city: null, borough: null, neighborhood: null, postalCode: null}
+  if (!parts) {
+    // no region covers the point: the country from the shapes shipped with country-coder
+    base.countryCode = countryCodeAt(lon, lat)
+  }
+  base.country ??= countryName(base.countryCode)
+  const doc = (layer: Doc['layer'], name: string | null): Doc => ({...base, layer, name, number: null, unit: null, street: null, lon, lat, importance: 0, category: null, ref: null})
+  if (layers.has('postalCode') && base.postalCode) return doc('postalCode', base.postalCode)
+  if (layers.has('neighborhood') && base.neighborhood) return doc('neighborhood', base.neighborhood)
+  if (layers.has('locality') && base.city) return {...doc('locality', base.city), neighborhood: null}
+  if (layers.has('county') && base.county) return doc('county', base.county)
+  if (layers.has('state') && base.state) return doc('state', base.state)
+  if (layers.has('country') && base.countryCode) return doc('country', base.country)
+  return null
+}

@@ -1,0 +1,62 @@
+import KDBush from 'kdbush'
+import type {MapStage} from '../osm/stage.js'
+import {DOCS_SCHEMA, INSERT_DOCS, collectDocs, docRow, readDocs} from './docs.js'
+import {type TokenIndex, buildTokenIndex, docTokens, primaryTokens, tokenLookup} from './tokens.js'
+
+/** The geocoder index: blob `geocoding.bin`, kind version 1, beside the `geocoding_docs` table. */
+export const GEOCODING_BLOB = 'geocoding'
+export const GEOCODING_BLOB_VERSION = 1
+
+/**
+ * Builds `geocoding_docs` (every address, street, place, locality, postcode and admin area with its
+ * full admin parts) and `geocoding.bin`: sections `text`/`textStart` (sorted tokens), `postStart`/
+ * `postings` (doc indexes per token), `primStart`/`prim` (per doc, the token ids
+ * of its own name, street and number: what a query must cover to be about this doc), `kdbush` (a kdbush over the docs' lon/lat, item = doc index).
+ */
+export const geocodingStage: MapStage = {
+  name: 'geocoding',
+  async build(ctx) {
+    const {db} = ctx
+    db.exec(DOCS_SCHEMA)
+    const insert = db.prepare(INSERT_DOCS)
+    const lists: string[][] = []
+    const primary: string[][] = []
+    let batch: unknown[][] = []
+    for (const doc of collectDocs(db)) {
+      batch.push(docRow(doc))
+      lists.push(docTokens(doc))
+      primary.push(primaryTokens(doc))
+      if (batch.length === 4096) {
+        insert.run(JSON.stringify(batch))
+        batch = []
+        await ctx.progress(lists.length, lists.length + 1)
+      }
+    }
+    if (batch.length) insert.run(JSON.stringify(batch))
+    const index = buildTokenIndex(lists)
+    const prim = primaryIndex(index, primary)
+    const points = new KDBush(lists.length, 64, Float64Array)
+    for (const row of db.prepare('SELECT lon, lat FROM geocoding_docs ORDER BY id').raw().iterate() as Iterable<[number, number]>) points.add(row[0], row[1])
+    points.finish()
+    ctx.writeBlob(GEOCODING_BLOB, {...index, ...prim, kdbush: points.data}, GEOCODING_BLOB_VERSION)
+  },
+  verify(ctx) {
+    const blob = ctx.readBlob(GEOCODING_BLOB, GEOCODING_BLOB_VERSION)
+    const n = readDocs(ctx.db).length
+    const items = KDBush.from(blob.section('kdbush').slice().buffer).numItems
+    const postings = blob.array('postings', Uint32Array)
+    if (items !== n) throw new Error(`${blob.file}: ${items} points for ${n} docs`)
+    for (let i = 0; i < postings.length; i++) if (postings[i] >= n) throw new Error(`${blob.file}: posting ${postings[i]} beyond ${n} docs`)
+  },
+}
+
+function primaryIndex(index: TokenIndex, primary: string[][]): {primStart: Uint32Array; prim: Uint32Array} {
+  const lookup = tokenLookup(index)
+  const primStart = new Uint32Array(primary.length + 1)
+  const out: number[] = []
+  primary.forEach((list, i) => {
+    for (const t of list) out.push(lookup(t))
+    primStart[i + 1] = out.length
+  })
+  return {primStart, prim: Uint32Array.from(out)}
+}

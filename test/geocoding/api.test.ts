@@ -1,0 +1,184 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {importOsm} from '../../src/osm/index.js'
+import {setSetting} from '../../src/project/settings.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+import {MONACO, fixture} from '../osm/helpers.js'
+
+let server: TestServer
+let pk: string
+const get = (path: string, headers: Record<string, string> = {}) => server.call('GET', path, {key: pk, headers})
+
+beforeAll(async () => {
+  server = await startTestServer()
+  pk = server.keys.testPk
+  await importOsm(MONACO, {dataDir: server.dataDir})
+  await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir: server.dataDir, add: true})
+}, 120_000)
+afterAll(() => server?.stop())
+
+const q = encodeURIComponent
+const TRUSTED = {server: {trustProxy: true, bodyLimitBytes: 1 << 20, shutdownTimeoutMs: 5000}}
+
+describe('forward geocode', () => {
+  it('finds a Monaco address written in either order, any case, without accents, with one typo', async () => {
+    for (const query of ['6 Boulevard de Belgique, Monaco', 'boulevard de belgique 6, 98000 monaco', 'Bd de Belgique 6', '6 Boulevard de Belgiqeu, Monaco']) {
+      const {status, body} = await get(`/v1/geocode/forward?query=${q(query)}`)
+      expect(status, query).toBe(200)
+      const [top] = body.addresses
+      expect({query, number: top.number, street: top.street, city: top.city, layer: top.layer, confidence: top.confidence}).toEqual({
+        query, number: '6', street: 'Boulevard de Belgique', city: 'Monaco', layer: 'address', confidence: 'exact',
+      })
+    }
+  })
+
+  it('answers the whole Address object in the country convention (golden)', async () => {
+    const {body} = await get(`/v1/geocode/forward?query=${q('Egertastr. 31, 9490 Vaduz')}`)
+    const top = body.addresses[0]
+    expect(top.timeZone).toMatchObject({id: 'Europe/Vaduz', utcOffset: expect.any(Number), dstOffset: expect.any(Number)})
+    expect(top.timeZone.currentTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/)
+    delete top.timeZone
+    expect(top).toEqual({
+      latitude: 47.1430016, longitude: 9.5192385, geometry: {type: 'Point', coordinates: [9.5192385, 47.1430016]},
+      confidence: 'exact', layer: 'address', formattedAddress: 'Egertastrasse 31, 9490 Vaduz, Liechtenstein',
+      country: 'Liechtenstein', countryCode: 'LI', countryFlag: '🇱🇮', county: 'Oberland', city: 'Vaduz', number: '31',
+      postalCode: '9490', street: 'Egertastrasse', addressLabel: 'Egertastrasse 31',
+    })
+  })
+
+  it('honours layers, country and coarse results', async () => {
+    const coarse = await get(`/v1/geocode/forward?query=Vaduz&layers=coarse`)
+    expect(coarse.body.addresses[0]).toMatchObject({layer: 'locality', city: 'Vaduz', countryCode: 'LI', confidence: 'fallback'})
+    expect(coarse.body.addresses.every((a: {layer: string}) => a.layer !== 'address' && a.layer !== 'street')).toBe(true)
+    const none = await get(`/v1/geocode/forward?query=Vaduz&country=MC`)
+    expect(none.body.addresses.every((a: {countryCode: string}) => a.countryCode === 'MC')).toBe(true)
+    const country = await get(`/v1/geocode/forward?query=Liechtenstein&layers=country`)
+    expect(country.body.addresses[0]).toMatchObject({layer: 'country', country: 'Liechtenstein', countryCode: 'LI'})
+    const fr = await get(`/v1/geocode/forward?query=Vaduz&layers=locality&lang=de`)
+    expect(fr.body.addresses[0].country).toBe('Liechtenstein')
+  })
+})
+
+describe('reverse geocode', () => {
+  it('answers the nearest address with its distance, else the street, else the area', async () => {
+    const {body} = await get(`/v1/geocode/reverse?coordinates=47.1430016,9.5192385`)
+    expect(body.addresses[0]).toMatchObject({layer: 'address', number: '31', street: 'Egertastrasse', city: 'Vaduz', distance: 0})
+    const street = await get(`/v1/geocode/reverse?coordinates=47.1430016,9.5192385&layers=street`)
+    expect(street.body.addresses[0]).toMatchObject({layer: 'street', confidence: 'fallback'})
+    expect(street.body.addresses[0].distance).toBeLessThan(200)
+    const area = await get(`/v1/geocode/reverse?coordinates=47.1430016,9.5192385&layers=locality`)
+    expect(area.body.addresses[0]).toMatchObject({layer: 'locality', city: 'Vaduz', county: 'Oberland', countryCode: 'LI'})
+    // no region here: the country from shipped shapes
+    const far = await get(`/v1/geocode/reverse?coordinates=48.8566,2.3522`)
+    expect(far.body.addresses[0]).toMatchObject({layer: 'country', countryCode: 'FR', country: 'France', countryFlag: '🇫🇷'})
+  })
+})
+
+describe('autocomplete', () => {
+  it('completes prefixes as the user types, near the given point', async () => {
+    const {body} = await get(`/v1/search/autocomplete?query=${q('Egertastrasse 3')}&near=47.14,9.52&limit=5`)
+    expect(body.addresses.length).toBeLessThanOrEqual(5)
+    expect(body.addresses.some((a: {number: string; street: string}) => a.street === 'Egertastrasse' && a.number.startsWith('3'))).toBe(true)
+    expect(body.addresses[0].distance).toEqual(expect.any(Number))
+    const typo = await get(`/v1/search/autocomplete?query=${q('Egertastrase')}&layers=address`)
+    expect(typo.body.addresses[0].street).toBe('Egertastrasse')
+    const places = await get(`/v1/search/autocomplete?query=${q('Casino de Monte')}&layers=place&countryCode=MC`)
+    expect(places.body.addresses[0]).toMatchObject({layer: 'place', countryCode: 'MC'})
+    expect(places.body.addresses[0].placeLabel).toMatch(/Casino/)
+    const click = await server.call('POST', '/v1/search/autocomplete/click', {key: pk, body: {}})
+    expect(click.status).toBe(204)
+  })
+})
+
+describe('search places', () => {
+  it('finds chains by slug or mapped id and categories near a point, nearest first, with chain metadata', async () => {
+    setSetting(server.store, false, 'places.chainMappings', {'bnp-paribas': 'bank-42'})
+    setSetting(server.store, false, 'places.chainMetadata', {'bnp-paribas': {atm: true}})
+    const {status, body} = await get('/v1/search/places?chains=bnp-paribas&near=43.7384,7.4246&radius=5000&limit=3')
+    expect(status).toBe(200)
+    expect(body.places).toHaveLength(3)
+    expect(body.places[0]).toMatchObject({name: expect.any(String), categories: ['finance'], chain: {name: 'BNP Paribas', slug: 'bnp-paribas', externalId: 'bank-42', metadata: {atm: true}}})
+    const distances = body.places.map((p: {distance: number}) => p.distance)
+    expect(distances).toEqual([...distances].sort((a, b) => a - b))
+    const mapped = await get('/v1/search/places?chains=bank-42&near=43.7384,7.4246&radius=5000&chainMetadata[atm]=true')
+    expect(mapped.body.places.length).toBe(5)
+    const wrongMeta = await get('/v1/search/places?chains=bank-42&near=43.7384,7.4246&radius=5000&chainMetadata[atm]=false')
+    expect(wrongMeta.body.places).toEqual([])
+    const cafes = await get('/v1/search/places?categories=cafe&near=43.7384,7.4246&radius=300')
+    expect(cafes.body.places.every((p: {categories: string[]; distance: number}) => p.categories[0] === 'cafe' && p.distance <= 300)).toBe(true)
+    for (const [path, param] of [['/v1/search/places?near=43.7,7.4', 'chains'], ['/v1/search/places?chains=x', 'near'], ['/v1/search/places?chains=x&near=1,1&radius=0', 'radius'], ['/v1/search/places?iataCode=ABCD', 'iataCode'], ['/v1/search/places?chains=x&near=1,1&limit=101', 'limit']]) {
+      const bad = await get(path)
+      expect(bad.status, path).toBe(400)
+      expect(bad.body.meta.param, path).toBe(param)
+    }
+  })
+})
+
+describe('IP geocode and blocked countries', () => {
+  it('geocodes a public IP offline, flags proxies, refuses private ones, answers 451 for a blocked country', async () => {
+    const local = await get('/v1/geocode/ip')
+    expect(local.status).toBe(400)
+    expect(local.body.meta.param).toBe('ip')
+    expect(server.system.ip.geocode('81.2.69.142', ['81.2.69.0/24'])).toMatchObject({proxy: true, address: {countryCode: 'GB', countryFlag: '🇬🇧'}})
+    expect(server.system.ip.country('8.8.8.8')).toBe('US')
+  })
+
+  it('answers 451 when the caller country is blocked', async () => {
+    const trusted = await startTestServer(TRUSTED)
+    try {
+      setSetting(trusted.store, false, 'security.blockedCountries', ['GB'])
+      const r = await trusted.call('GET', '/v1/config', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '81.2.69.142'}})
+      expect(r.status).toBe(451)
+      expect(r.body.meta.error).toBe('country_blocked')
+      const ok = await trusted.call('GET', '/v1/config', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '8.8.8.8'}})
+      expect(ok.status).toBe(200)
+      const ip = await trusted.call('GET', '/v1/geocode/ip', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '8.8.8.8'}})
+      expect(ip.body).toMatchObject({ip: '8.8.8.8', proxy: false, address: {countryCode: 'US', country: 'United States'}})
+    } finally {
+      await trusted.stop()
+    }
+  })
+})
+
+describe('bad parameters', () => {
+  const cases: [string, string][] = [
+    ['/v1/geocode/forward', 'query'],
+    ['/v1/geocode/forward?query=x&layers=planet', 'layers'],
+    ['/v1/geocode/forward?query=x&country=USA', 'country'],
+    ['/v1/geocode/forward?query=x&lang=xx', 'lang'],
+    ['/v1/geocode/forward?query=' + 'x'.repeat(600), 'query'],
+    ['/v1/geocode/reverse', 'coordinates'],
+    ['/v1/geocode/reverse?coordinates=91,0', 'coordinates'],
+    ['/v1/geocode/reverse?coordinates=abc', 'coordinates'],
+    ['/v1/geocode/reverse?coordinates=1,2&layers=', 'layers'],
+    ['/v1/search/autocomplete?query=a&limit=0', 'limit'],
+    ['/v1/search/autocomplete?query=a&limit=101', 'limit'],
+    ['/v1/search/autocomplete?query=a&near=x', 'near'],
+    ['/v1/search/autocomplete?query=a&countryCode=1', 'countryCode'],
+    ['/v1/search/autocomplete', 'query'],
+  ]
+  it.each(cases)('%s → 400 naming %s', async (path, param) => {
+    const {status, body} = await get(path)
+    expect(status).toBe(400)
+    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
+    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+  })
+
+  it('never answers 500 to seeded random values of any parameter (fuzz)', async () => {
+    let seed = 42
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+    const junk = ['', ' ', '%00', '-1', '1e309', 'NaN', ',', ',,', 'null', '[]', '{}', 'ä😀', '999999999', '0,0', '-90,-180', '90,180,1', 'a'.repeat(300), '%E0%A4%A']
+    const routes: [string, string[]][] = [
+      ['/v1/geocode/forward', ['query', 'layers', 'country', 'lang']],
+      ['/v1/geocode/reverse', ['coordinates', 'layers']],
+      ['/v1/search/autocomplete', ['query', 'near', 'layers', 'limit', 'countryCode']],
+      ['/v1/search/places', ['near', 'chains', 'categories', 'iataCode', 'radius', 'limit']],
+    ]
+    for (let i = 0; i < 120; i++) {
+      const [path, params] = routes[Math.floor(rand() * routes.length)]
+      const parts = params.filter(() => rand() < 0.7).map((p) => `${p}=${junk[Math.floor(rand() * junk.length)]}`)
+      if (rand() < 0.3) parts.push(`${params[0]}[x]=1`)
+      const {status, body} = await get(`${path}?${parts.join('&')}`)
+      expect([200, 400], `${path}?${parts.join('&')} → ${JSON.stringify(body)}`).toContain(status)
+    }
+  })
+})
