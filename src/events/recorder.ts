@@ -25,6 +25,14 @@ export interface RecordOptions {
   logged?: boolean
 }
 
+// SQLite binds at most 32,766 values per statement: events have 8 columns, deliveries 7
+const EVENTS_PER_INSERT = 1000
+const DELIVERIES_PER_INSERT = 1000
+
+function* chunks<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size)
+}
+
 /**
  * The one way events are stored. Inside the caller's write: applies `events.types` (when not empty,
  * only those generated types are kept), inserts the events, and writes one outbox row per enabled
@@ -50,14 +58,14 @@ export function recordEvents(tx: Tx, live: boolean, events: readonly NewEvent[],
     })
   }
   if (rows.length === 0) return rows
-  tx.run(store.db.insertInto('events').values(rows))
+  for (const chunk of chunks(rows, EVENTS_PER_INSERT)) tx.run(store.db.insertInto('events').values(chunk))
   const deliveries = rows.flatMap((row) =>
     webhooksFor(store, live, row.type).map((webhook) => ({
       webhook_id: webhook.id, event_id: row.id, live: row.live, status: 'pending' as const, attempts: 0,
       next_attempt_at: row.actual_created_at, created_at: row.actual_created_at,
     })))
   if (deliveries.length) {
-    tx.run(store.db.insertInto('webhook_outbox').values(deliveries))
+    for (const chunk of chunks(deliveries, DELIVERIES_PER_INSERT)) tx.run(store.db.insertInto('webhook_outbox').values(chunk))
     tx.afterCommit(() => deliveriesOwed(store))
   }
   return rows

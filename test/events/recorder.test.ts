@@ -68,3 +68,14 @@ describe('recordEvents: the one event recorder', () => {
     expect(removeWebhook(store, webhook.id)).toBe(false)
   })
 })
+
+describe('recordEvents in bulk', () => {
+  it('stores thousands of events and deliveries in one write (SQLite binds at most 32,766 values a statement)', () => {
+    for (let i = 0; i < 3; i++) addWebhook(store, false, {url: `http://127.0.0.1:9/${i}`})
+    const many = Array.from({length: 5000}, (_, i) => ({type: 'user.entered_geofence', userId: `u${i}`, body: {n: i}}))
+    const rows = write(store, (tx) => recordEvents(tx, false, many))
+    expect(rows).toHaveLength(5000)
+    expect(store.sqlite.prepare('SELECT count(*) FROM events').pluck().get()).toBe(5000)
+    expect(store.sqlite.prepare('SELECT count(*) FROM webhook_outbox').pluck().get()).toBe(15_000)
+  })
+})
