@@ -19,6 +19,8 @@ export interface RegionEntry {
   db: string
   /** Derived blobs by name (`places` → `places.bin`), relative to `dir`. */
   blobs: Record<string, string>
+  /** The derived stages that built it (absent in manifests written before stages were recorded). */
+  stages?: string[]
   source: string
   importedAt: string
   bbox: [number, number, number, number] | null

@@ -3,6 +3,7 @@ import path from 'node:path'
 import {PACKAGE_ROOT} from '../config/index.js'
 import {readManifest} from '../map/index.js'
 import {importOsm, type ImportResult} from '../osm/index.js'
+import {STAGES} from '../osm/stages.js'
 import type {Store} from '../store/db.js'
 import {createKey, type KeyEnv, type KeyType} from './keys.js'
 
@@ -27,8 +28,15 @@ export async function ensureDemoKeys(store: Store, dataDir: string): Promise<Dem
   return keys
 }
 
-/** Imports the bundled Monaco extract when no map region exists yet; undefined when there was one. */
+/**
+ * Imports the bundled Monaco extract when no map region exists yet, or again when the demo region
+ * was built before one of today's stages existed (a data dir from an older loc would otherwise serve
+ * without routing, geocoding or map drawing). Undefined when nothing needed importing.
+ */
 export async function ensureDemoMap(dataDir: string): Promise<ImportResult | undefined> {
-  if (Object.keys(readManifest(dataDir).regions).length > 0) return undefined
+  const {regions} = readManifest(dataDir)
+  const demo = regions.monaco
+  const stale = demo !== undefined && demo.source === path.basename(BUNDLED_EXTRACT) && STAGES.some((s) => !demo.stages?.includes(s.name))
+  if (Object.keys(regions).length > 0 && !stale) return undefined
   return importOsm(BUNDLED_EXTRACT, {dataDir, region: 'monaco', add: true})
 }
