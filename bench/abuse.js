@@ -5,13 +5,13 @@
 // is measured first on the calm server in the same run. Needs ~2,100 file descriptors per process
 // (`ulimit -n 4096` or more; it says so and exits when the limit is lower). Stops by itself.
 import {fork} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import {Agent, request} from 'node:http'
 import {connect} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {percentile, report} from './harness.js'
+import {percentile, report, stopWhenAsked} from './harness.js'
 
 const COUNT = Number(process.env.BENCH_GEOFENCES ?? 50_000)
 const IDLE = Number(process.env.BENCH_IDLE ?? 1000)
@@ -51,14 +51,7 @@ if (process.env.BENCH_ROLE === 'attacker') {
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, pk, sk})
-  process.on('message', async () => {
-    const rssMb = Math.round(process.resourceUsage().maxRSS / 1024)
-    await serving.stop()
-    await system.close()
-    rmSync(dataDir, {recursive: true, force: true})
-    process.send({rssMb})
-    process.exit(0)
-  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({rssMb: Math.round(process.resourceUsage().maxRSS / 1024)})})
 } else {
   if (openFiles() < IDLE + SLOW + 600) {
     console.error(`bench/abuse holds ${IDLE + SLOW} connections: raise the open-file limit first (ulimit -n 4096); it is ${openFiles()}`)

@@ -2,7 +2,7 @@
 // list of 100 (latency, one request at a time), upsert by tag/externalId (throughput at 32), each beside
 // GET /health on the same server in the same run.
 import {fork} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -13,7 +13,7 @@ import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {generator, load, peakRss, report, serverScripts} from './harness.js'
+import {generator, load, peakRss, report, serverScripts, stopWhenAsked} from './harness.js'
 
 const COUNT = Number(process.env.BENCH_GEOFENCES ?? 100_000)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -56,14 +56,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const mid = Math.floor(COUNT / 2)
   const memory = peakRss()
   process.send({url: server.url, key, seedS, id: ids[mid], stamp: stamps[mid]})
-  process.on('message', async () => {
-    const stored = store.sqlite.prepare('SELECT count(*) AS n FROM geofences').get().n
-    process.send({peakMb: memory.stop(), stored})
-    await serving.stop()
-    await system.close()
-    rmSync(dataDir, {recursive: true, force: true})
-    process.exit(0)
-  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), stored: store.sqlite.prepare('SELECT count(*) AS n FROM geofences').get().n})})
 } else {
   // With BENCH_BASELINE=<rev>, the same measurement runs against a build of that revision too.
   for (const {label, script} of serverScripts(fileURLToPath(import.meta.url))) await measure(label, script)

@@ -4,7 +4,7 @@
 // the load generator never shares its thread. The targets are the data-API ones
 // (get p50 ≤ 2 ms, list of 100 p50 ≤ 10 ms, ≥ 1,000 writes/s) applied to these resources.
 import {fork} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -14,7 +14,7 @@ import {createKey} from '../dist/project/keys.js'
 import {newId} from '../dist/store/ids.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, report} from './harness.js'
+import {load, peakRss, report, stopWhenAsked} from './harness.js'
 
 const COUNT = Number(process.env.BENCH_ROWS ?? 100_000)
 const seconds = Number(process.env.BENCH_SECONDS ?? 3)
@@ -69,13 +69,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const server = serving.server
   const memory = peakRss()
   process.send({url: server.url, sk, pk, seedS, userIds, stamps})
-  process.on('message', async () => {
-    process.send({peakMb: memory.stop()})
-    await serving.stop()
-    await system.close()
-    rmSync(dataDir, {recursive: true, force: true})
-    process.exit(0)
-  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop()})})
 } else {
   await measure()
 }

@@ -12,7 +12,7 @@ import {createLogger} from '../dist/log.js'
 import {importOsm} from '../dist/osm/index.js'
 import {createKey} from '../dist/project/keys.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, percentile, report} from './harness.js'
+import {load, peakRss, percentile, report, stopWhenAsked} from './harness.js'
 
 const serverConfig = (dataDir) => loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {geocode: 1e9, ipGeocode: 1e9, config: 1e9}, server: {trustProxy: true, bodyLimitBytes: 1 << 20, shutdownTimeoutMs: 5000}}})
 
@@ -22,11 +22,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const {key} = createKey(system.store, 'publishable', 'test')
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, key})
-  process.on('message', async () => {
-    await serving.stop()
-    await system.close()
-    process.exit(0)
-  })
+  stopWhenAsked({serving, system})
   await new Promise(() => {})
 }
 

@@ -84,3 +84,17 @@ export function serverScripts(benchFile) {
   scripts.push({label: `baseline ${sha}`, script: path.join(dir, 'bench', path.basename(benchFile))})
   return scripts
 }
+
+/**
+ * A benchmark's server child: when the parent asks, send it `farewell()` (the child's last figures),
+ * then stop serving, close the system, remove the data dir and exit.
+ */
+export function stopWhenAsked({serving, system, dataDir, farewell = () => ({})}) {
+  process.on('message', async () => {
+    process.send(farewell())
+    await serving.stop()
+    await system.close()
+    if (dataDir) rmSync(dataDir, {recursive: true, force: true})
+    process.exit(0)
+  })
+}

@@ -4,7 +4,7 @@
 // in process (accuracy-disc evaluations/s), peak RSS and start-up time at each size. Beside each
 // size, GET /v1/config on the same server in the same run (same key check and limiter, no work).
 import {fork} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -16,7 +16,7 @@ import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, report} from './harness.js'
+import {load, peakRss, report, stopWhenAsked} from './harness.js'
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number)
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -84,14 +84,7 @@ if (process.env.BENCH_ROLE === 'server') {
 
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
-  process.on('message', async () => {
-    const stored = system.store.sqlite.prepare('SELECT count(*) AS n FROM users').get().n
-    process.send({peakMb: memory.stop(), users: stored})
-    await serving.stop()
-    await system.close()
-    rmSync(dataDir, {recursive: true, force: true})
-    process.exit(0)
-  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: system.store.sqlite.prepare('SELECT count(*) AS n FROM users').get().n})})
 } else {
   const results = []
   for (const size of SIZES) results.push(await measure(size))
