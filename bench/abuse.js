@@ -7,6 +7,7 @@
 import {fork} from 'node:child_process'
 import {mkdtempSync, readFileSync} from 'node:fs'
 import {Agent, request} from 'node:http'
+import {monitorEventLoopDelay} from 'node:perf_hooks'
 import {connect} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -51,7 +52,26 @@ if (process.env.BENCH_ROLE === 'attacker') {
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, pk, sk})
-  stopWhenAsked({serving, system, dataDir, farewell: () => ({rssMb: Math.round(process.resourceUsage().maxRSS / 1024)})})
+  // how long the server's event loop was held while abused, and the CPU it spent (the machine's
+  // other processes delay the measured client too; these figures are the server's own)
+  const loopDelay = monitorEventLoopDelay({resolution: 1})
+  let cpu
+  process.on('message', (message) => {
+    if (message !== 'abuse') return
+    loopDelay.reset()
+    loopDelay.enable()
+    cpu = {usage: process.cpuUsage(), at: performance.now()}
+  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => {
+    loopDelay.disable()
+    const used = process.cpuUsage(cpu.usage)
+    return {
+      rssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      loopP99: loopDelay.percentile(99) / 1e6,
+      loopMax: loopDelay.max / 1e6,
+      cpuPercent: (100 * (used.user + used.system)) / 1000 / (performance.now() - cpu.at),
+    }
+  }})
 } else {
   if (openFiles() < IDLE + SLOW + 600) {
     console.error(`bench/abuse holds ${IDLE + SLOW} connections: raise the open-file limit first (ulimit -n 4096); it is ${openFiles()}`)
@@ -101,12 +121,13 @@ if (process.env.BENCH_ROLE === 'attacker') {
   await new Promise((resolve) => setTimeout(resolve, 1500))
   attacker.send('held')
   const held = (await fromAttacker()).held
+  child.send('abuse')
   const abused = await measure(SECONDS)
   attacker.send('stop')
   const counts = await fromAttacker()
   agent.destroy()
   child.send('stop')
-  const {rssMb} = await next()
+  const {rssMb, loopP99, loopMax, cpuPercent} = await next()
 
   counts.hammerMs.sort((a, b) => a - b)
   const fmt = (n) => (Number.isFinite(n) ? n.toFixed(2) : String(n))
@@ -121,6 +142,8 @@ if (process.env.BENCH_ROLE === 'attacker') {
     {name: 'hammer: requests / 429s', value: `${counts.hammer} / ${counts.hammer429}`},
     {name: 'hammer: served page p50 / p99', value: `${fmt(percentile(counts.hammerMs, 50))} / ${fmt(percentile(counts.hammerMs, 99))}`, unit: 'ms'},
     {name: 'abusive sockets opened / closed by server', value: `${counts.idleOpened + counts.slowOpened} / ${counts.closedByServer}`},
+    {name: 'server: event loop delay p99 / max', value: `${fmt(loopP99)} / ${fmt(loopMax)}`, unit: 'ms'},
+    {name: 'server: CPU while abused', value: Math.round(cpuPercent), unit: '%'},
     {name: 'server process peak RSS', value: rssMb, unit: 'MB'},
   ])
   process.exit(0)

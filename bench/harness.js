@@ -90,7 +90,8 @@ export function serverScripts(benchFile) {
  * then stop serving, close the system, remove the data dir and exit.
  */
 export function stopWhenAsked({serving, system, dataDir, farewell = () => ({})}) {
-  process.on('message', async () => {
+  process.on('message', async (message) => {
+    if (message !== 'stop' && message !== 'done') return
     process.send(farewell())
     await serving.stop()
     await system.close()

@@ -2,7 +2,7 @@ import {CompiledQuery, type Insertable, type Selectable} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
-import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {fetchPage, type Page, type PageQuery, readNewestFirst} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -157,7 +157,7 @@ async function listByMetadata(store: Store, live: boolean, page: PageQuery, filt
       q = q.where(({exists, selectFrom}) => exists(selectFrom('geofence_metadata as m2').select('m2.geofence_id')
         .whereRef('m2.geofence_id', '=', 'g.id').where('m2.key', '=', k).where('m2.value', 'in', matchValues(val))))
     }
-    return q.orderBy('m.updated_at', 'desc').orderBy('m.geofence_id', 'desc').limit(page.limit + 1).execute()
+    return readNewestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
   })
   const rows = (await Promise.all(reads)).flat()
   if (reads.length > 1) rows.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? 1 : -1) : a.updated_at < b.updated_at ? 1 : -1))

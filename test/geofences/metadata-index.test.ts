@@ -37,6 +37,14 @@ describe('metadata filters on 100,000 geofences', () => {
     expect(none.body).toMatchObject({meta: {hasMore: false}, geofences: []})
   })
 
+  it('reads a page of 1,000 in chunks without losing or repeating a row', async () => {
+    const page = await list('metadata[n]=3&limit=1000')
+    const expected = server.store.sqlite.prepare(`SELECT external_id FROM geofences WHERE json_extract(metadata, '$.n') = 3
+      ORDER BY updated_at DESC, id DESC LIMIT 1000`).pluck().all()
+    expect(page.body.geofences.map((g: any) => g.externalId)).toEqual(expected)
+    expect(page.body.meta.hasMore).toBe(true)
+  })
+
   it('pages with updatedBefore through the index', async () => {
     const first = await list('metadata[k3]=v13&limit=2')
     const last = first.body.geofences.at(-1).updatedAt
