@@ -32,6 +32,24 @@ const fix = () => {
   const [lng, lat] = point()
   return {latitude: lat, longitude: lng, accuracy: Math.round(random(10, 100))}
 }
+// Moving devices: each fix is at most STEP_M metres from the device's last one (a car at ~10 m/s
+// reporting every 3 s), as real devices report; BENCH_STEP_M=teleport puts every fix anywhere in
+// the box, so each track leaves ~13 geofences and enters ~13 at 100k (the worst case).
+const STEP_M = process.env.BENCH_STEP_M ?? '30'
+const TELEPORT = STEP_M === 'teleport'
+const positions = new Float64Array(DEVICES * 2).fill(NaN)
+function moveDevice(device) {
+  let lng = positions[2 * device], lat = positions[2 * device + 1]
+  if (TELEPORT || Number.isNaN(lng)) [lng, lat] = point()
+  else {
+    const step = random(0, Number(STEP_M)) / 111_195, angle = random(0, 2 * Math.PI)
+    lat = Math.min(CENTER[1] + HALF_LAT, Math.max(CENTER[1] - HALF_LAT, lat + step * Math.sin(angle)))
+    lng = Math.min(CENTER[0] + HALF_LNG, Math.max(CENTER[0] - HALF_LNG, lng + (step * Math.cos(angle)) / Math.cos((lat * Math.PI) / 180)))
+  }
+  positions[2 * device] = lng
+  positions[2 * device + 1] = lat
+  return {deviceId: `device-${device}`, latitude: lat, longitude: lng, accuracy: Math.round(random(10, 100)), foreground: true}
+}
 
 function geofence(i) {
   const [lng, lat] = point()
@@ -84,7 +102,12 @@ if (process.env.BENCH_ROLE === 'server') {
 
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
-  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: system.store.sqlite.prepare('SELECT count(*) AS n FROM users').get().n})})
+  const count = (table) => system.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get().n
+  let eventsBefore = 0
+  process.on('message', (message) => {
+    if (message === 'mark') eventsBefore = count('events')
+  })
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: count('users'), events: count('events') - eventsBefore})})
 } else {
   const results = []
   for (const size of SIZES) results.push(await measure(size))
@@ -104,23 +127,30 @@ async function measure(size) {
   const next = () => new Promise((resolve) => child.once('message', resolve))
   const {url, key, startupMs, engineRate, hitsPerFix} = await next()
   const headers = {authorization: key, 'content-type': 'application/json'}
+  positions.fill(NaN)
+  // every device reports once before the measured run, as a fleet already on the road has
+  let warmed = 0
+  const warmRequest = {method: 'POST', path: '/v1/track', setupRequest: (req) => ({...req, body: JSON.stringify(moveDevice(warmed++ % DEVICES))})}
+  while (warmed < DEVICES) await load({url, headers, connections: CONNECTIONS, seconds: 1, requests: [warmRequest]})
   const trackRequest = {
     method: 'POST', path: '/v1/track',
-    setupRequest: (req) => ({...req, body: JSON.stringify({deviceId: `device-${Math.floor(Math.random() * DEVICES)}`, ...fix(), foreground: true})}),
+    setupRequest: (req) => ({...req, body: JSON.stringify(moveDevice(Math.floor(Math.random() * DEVICES)))}),
   }
-  await load({url, headers, connections: CONNECTIONS, seconds: 1, requests: [trackRequest]})
   const config = await load({url, headers, connections: CONNECTIONS, seconds, requests: [{method: 'GET', path: '/v1/config'}]})
+  child.send('mark')
   const track = await load({url, headers, connections: CONNECTIONS, seconds, requests: [trackRequest]})
   child.send('done')
-  const {peakMb, users} = await next()
+  const {peakMb, users, events} = await next()
   const big = size >= 100_000
-  report(`bench/track — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen), ${CONNECTIONS} connections, ${seconds} s, autocannon in the bench process, server in its own`, [
+  const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
+  report(`bench/track — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${seconds} s, autocannon in the bench process, server in its own`, [
     {name: 'POST /v1/track tracks/s', value: track.rps, target: big ? '≥ 3,000/s' : undefined, ok: big ? track.rps >= 3000 : undefined},
     {name: 'POST /v1/track p50 / p99', value: `${track.p50} / ${track.p99}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? track.p99 <= 25 : undefined},
     {name: 'GET /v1/config req/s (baseline)', value: config.rps},
     {name: 'track / config', value: `${((track.rps / config.rps) * 100).toFixed(1)} %`},
     {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
     {name: 'geofences touched per fix', value: hitsPerFix},
+    {name: 'events per track', value: (events / track.total).toFixed(2)},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: 'server peak RSS', value: peakMb, unit: 'MB'},
   ])

@@ -15,6 +15,8 @@ export interface NewEvent {
   createdAt?: string
   /** Everything else the API returns: `user`, `geofence`, `trip`, `location`, `name`, ... */
   body: Record<string, unknown>
+  /** `body` as JSON text when the producer already has it (track writes one user text into every event). */
+  bodyText?: string
 }
 
 export interface RecordOptions {
@@ -52,7 +54,7 @@ export function recordEvents(tx: Tx, live: boolean, events: readonly NewEvent[],
       type: event.type,
       user_ref: event.userRef ?? null,
       user_id: event.userId ?? null,
-      payload: JSON.stringify(event.body),
+      payload: event.bodyText ?? JSON.stringify(event.body),
       created_at: event.createdAt ?? actual,
       actual_created_at: actual,
     })

@@ -1,5 +1,5 @@
 import {CompiledQuery} from 'kysely'
-import {eventJson} from '../events/json.js'
+import type {EventRow} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import type {MapData} from '../map/index.js'
 import {getSettings} from '../project/settings.js'
@@ -27,8 +27,11 @@ export interface TrackDeps {
 }
 
 export interface TrackResult {
-  events: Array<Record<string, unknown>>
+  /** The events stored, in order (`eventJson`/`eventJsonText` shape them). */
+  events: EventRow[]
   user: Record<string, unknown>
+  /** `user` as JSON text, as every event embeds it. */
+  userText: string
 }
 
 /**
@@ -171,10 +174,12 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     userBody.trip = json
   }
   const location = {type: 'Point', coordinates: [lng, lat]}
-  const base = (type: string, body: Record<string, unknown>): NewEvent => ({
-    type, userRef: row.id, userId: row.user_id, createdAt: atIso,
-    body: {user: userBody, location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body},
-  })
+  const userText = JSON.stringify(userBody)
+  // the user is serialised once and spliced into every event's text: the body's key order is kept
+  const base = (type: string, body: Record<string, unknown>): NewEvent => {
+    const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}
+    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, body: {user: userBody, ...rest}, bodyText: `{"user":${userText},${JSON.stringify(rest).slice(1)}`}
+  }
   const events: NewEvent[] = generate ? [
     ...transitions.map((t) => base(t.type, {
       geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
@@ -184,7 +189,6 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     ...regionEvents.map((e) => base(e.type, {region: e.region})),
     ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
   ] : []
-  const rows = recordEvents(tx, live, events)
-  return {events: rows.map(eventJson), user: userBody}
+  return {events: recordEvents(tx, live, events), user: userBody, userText}
 }
 

@@ -1,4 +1,5 @@
 import {beforeEach, describe, expect, it} from 'vitest'
+import {eventJson, eventJsonText} from '../../src/events/json.js'
 import {recordEvents} from '../../src/events/recorder.js'
 import {setSetting} from '../../src/project/settings.js'
 import type {Store} from '../../src/store/db.js'
@@ -77,5 +78,16 @@ describe('recordEvents in bulk', () => {
     expect(rows).toHaveLength(5000)
     expect(store.sqlite.prepare('SELECT count(*) FROM events').pluck().get()).toBe(5000)
     expect(store.sqlite.prepare('SELECT count(*) FROM webhook_outbox').pluck().get()).toBe(15_000)
+  })
+
+  it('stores a producer\'s body text as given, and eventJsonText renders each row exactly as eventJson', () => {
+    const body = {user: {_id: 'u', note: 'say "hi"\u2028'}, location: {type: 'Point', coordinates: [7.4, 43.7]}}
+    const rows = write(store, (tx) => recordEvents(tx, false, [
+      {type: 'user.entered_geofence', body, bodyText: JSON.stringify(body)},
+      {type: 'conversion', body: {}, createdAt: '2024-05-01T10:00:00.000Z'},
+    ]))
+    expect(rows[0].payload).toBe(JSON.stringify(body))
+    for (const row of rows) expect(JSON.parse(eventJsonText(row))).toEqual(eventJson(row))
+    expect(Object.keys(JSON.parse(eventJsonText(rows[0])))).toEqual(Object.keys(eventJson(rows[0])))
   })
 })

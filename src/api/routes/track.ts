@@ -1,10 +1,12 @@
 import {beaconsNear} from '../../beacons/search.js'
+import {eventJsonText} from '../../events/json.js'
 import {contextAt} from '../../tracking/context.js'
 import {beaconSearchQuery, contextQuery, trackSchema} from '../../tracking/input.js'
 import {track} from '../../tracking/track.js'
 import {etaFromRouting} from '../../tracking/trips.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
+import {JsonText} from '../send.js'
 
 /** `POST /v1/track` (answered after its transaction commits), `GET /v1/context`, `GET /v1/search/beacons`. */
 export function trackRoutes(api: Api): void {
@@ -12,8 +14,8 @@ export function trackRoutes(api: Api): void {
   const deps = {store, map, routing: etaFromRouting(api.ctx.routing)}
   api.route('post', '/track', {auth: 'P', limit: 'track'}, async (req) => {
     const input = parse(trackSchema, req.body ?? {})
-    const result = await track(deps, req.auth.live, input, req.ip)
-    return {meta: {code: 200}, ...result}
+    const {events, userText} = await track(deps, req.auth.live, input, req.ip)
+    return new JsonText(`{"meta":{"code":200},"events":[${events.map(eventJsonText).join(',')}],"user":${userText}}`)
   })
 
   api.route('get', '/context', {auth: 'P', limit: 'search'}, (req) => {

@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {refuse} from '../../errors.js'
+import {eventJson} from '../../events/json.js'
 import {openSystem} from '../../system.js'
 import {etaFromRouting} from '../../tracking/trips.js'
 import {parseTrace} from '../../tracking/trace.js'
@@ -56,7 +57,7 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
         const input = {deviceId: flags.device ?? flags.user, userId: flags.user, latitude: p.lat, longitude: p.lng, accuracy: p.accuracy,
           stopped: p.stopped, foreground: p.foreground}
         const result = write(system.store, (tx) => trackIn(tx, {store: system.store, map: system.map, routing: etaFromRouting(system.routing)}, live, input, '127.0.0.1', now))
-        for (const event of result.events) {
+        for (const event of result.events.map(eventJson)) {
           counts.set(event.type as string, (counts.get(event.type as string) ?? 0) + 1)
           this.log(`${event.createdAt}  ${String(event.type).padEnd(40)} ${describe(event)}`)
         }
