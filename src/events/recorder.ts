@@ -1,3 +1,4 @@
+import {CompiledQuery} from 'kysely'
 import {getSettings} from '../project/settings.js'
 import {newId, nowIso} from '../store/ids.js'
 import type {Tx} from '../store/write.js'
@@ -27,13 +28,12 @@ export interface RecordOptions {
   logged?: boolean
 }
 
-// SQLite binds at most 32,766 values per statement: events have 8 columns, deliveries 7
-const EVENTS_PER_INSERT = 1000
-const DELIVERIES_PER_INSERT = 1000
-
-function* chunks<T>(items: readonly T[], size: number): Generator<readonly T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size)
-}
+// One prepared statement run per row: a track at a busy spot stores dozens of events, and building
+// a multi-row INSERT through the query builder cost more than running the rows
+const INSERT_EVENT = `INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT_DELIVERY = `INSERT INTO webhook_outbox (webhook_id, event_id, live, status, attempts, next_attempt_at, created_at)
+  VALUES (?, ?, ?, 'pending', 0, ?, ?)`
 
 /**
  * The one way events are stored. Inside the caller's write: applies `events.types` (when not empty,
@@ -59,16 +59,14 @@ export function recordEvents(tx: Tx, live: boolean, events: readonly NewEvent[],
       actual_created_at: actual,
     })
   }
-  if (rows.length === 0) return rows
-  for (const chunk of chunks(rows, EVENTS_PER_INSERT)) tx.run(store.db.insertInto('events').values(chunk))
-  const deliveries = rows.flatMap((row) =>
-    webhooksFor(store, live, row.type).map((webhook) => ({
-      webhook_id: webhook.id, event_id: row.id, live: row.live, status: 'pending' as const, attempts: 0,
-      next_attempt_at: row.actual_created_at, created_at: row.actual_created_at,
-    })))
-  if (deliveries.length) {
-    for (const chunk of chunks(deliveries, DELIVERIES_PER_INSERT)) tx.run(store.db.insertInto('webhook_outbox').values(chunk))
-    tx.afterCommit(() => deliveriesOwed(store))
+  let owed = false
+  for (const row of rows) {
+    tx.run(CompiledQuery.raw(INSERT_EVENT, [row.id, row.live, row.type, row.user_ref, row.user_id, row.payload, row.created_at, row.actual_created_at]))
+    for (const webhook of webhooksFor(store, live, row.type)) {
+      tx.run(CompiledQuery.raw(INSERT_DELIVERY, [webhook.id, row.id, row.live, row.actual_created_at, row.actual_created_at]))
+      owed = true
+    }
   }
+  if (owed) tx.afterCommit(() => deliveriesOwed(store))
   return rows
 }

@@ -42,6 +42,10 @@ export interface Moved {
 }
 
 const PRESENCE_OF = 'SELECT geofence_id, entered_at, dwelled, confidence FROM geofence_presence WHERE user_ref = ?'
+// written as SQL once: a fix at a busy spot writes dozens of presence rows
+const ENTERED = 'INSERT INTO geofence_presence (user_ref, geofence_id, live, entered_at, dwelled, confidence) VALUES (?, ?, ?, ?, 0, ?)'
+const LEFT = 'DELETE FROM geofence_presence WHERE user_ref = ? AND geofence_id = ?'
+const DWELLED = 'UPDATE geofence_presence SET dwelled = 1 WHERE user_ref = ? AND geofence_id = ?'
 
 interface PresenceRow {
   geofence_id: string
@@ -130,12 +134,9 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const dwelled = dwells.map((d) => d.fence.id)
   const commit = () => {
     if (!generate) return
-    for (const id of dwelled) tx.run(store.db.updateTable('geofence_presence').set({dwelled: 1}).where('user_ref', '=', userRef).where('geofence_id', '=', id))
-    for (const id of gone) tx.run(store.db.deleteFrom('geofence_presence').where('user_ref', '=', userRef).where('geofence_id', '=', id))
-    for (const {fence, confidence} of entries) {
-      tx.run(store.db.insertInto('geofence_presence')
-        .values({user_ref: userRef, geofence_id: fence.id, live: live ? 1 : 0, entered_at: atIso, dwelled: 0, confidence}))
-    }
+    for (const id of dwelled) tx.run(CompiledQuery.raw(DWELLED, [userRef, id]))
+    for (const id of gone) tx.run(CompiledQuery.raw(LEFT, [userRef, id]))
+    for (const {fence, confidence} of entries) tx.run(CompiledQuery.raw(ENTERED, [userRef, fence.id, live ? 1 : 0, atIso, confidence]))
   }
   if (!generate) {
     const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))

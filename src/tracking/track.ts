@@ -51,6 +51,16 @@ const NEWEST_BY_USER_ID = 'SELECT * FROM users WHERE live = ? AND user_id = ? OR
 const NEWEST_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? ORDER BY updated_at DESC LIMIT 1'
 const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
 
+// the user row's SQL written once (the query builder compiled 20 columns on every track)
+const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id', 'description', 'metadata', 'lng', 'lat', 'location_accuracy', 'foreground',
+  'stopped', 'device_type', 'device_os', 'device_make', 'device_model', 'ip', 'context', 'created_at', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
+// every column of UserRow is written: a column added to the table and not here fails to compile
+const everyUserColumn: [Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]>] extends [never] ? true : never = true
+void everyUserColumn
+const USER_CHANGES = USER_COLUMNS.filter((c) => c !== 'id' && c !== 'live' && c !== 'created_at')
+const INSERT_USER = `INSERT INTO users (${USER_COLUMNS.join(', ')}) VALUES (${USER_COLUMNS.map(() => '?').join(', ')})`
+const UPDATE_USER = `UPDATE users SET ${USER_CHANGES.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`
+
 /** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
 function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
   const get = (sql: string, value: string) => tx.get<UserRow>(CompiledQuery.raw(sql, [env(live), value]))
@@ -59,7 +69,6 @@ function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefi
 }
 
 export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInput, ip: string, now: Date): TrackResult {
-  const {db} = tx.store
   const settings = getSettings(tx.store, live)
   const before = findTracked(tx, live, input)
   const context = (before?.context ? JSON.parse(before.context) : {}) as Record<string, unknown>
@@ -156,12 +165,8 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     placeEvents.length = 0
   }
   row.context = JSON.stringify(next)
-  if (before) {
-    const {id: _id, live: _live, created_at: _created, ...changed} = row
-    tx.run(db.updateTable('users').set(changed).where('id', '=', row.id))
-  } else {
-    tx.run(db.insertInto('users').values(row))
-  }
+  if (before) tx.run(CompiledQuery.raw(UPDATE_USER, [...USER_CHANGES.map((c) => row[c]), row.id]))
+  else tx.run(CompiledQuery.raw(INSERT_USER, USER_COLUMNS.map((c) => row[c])))
   commit()
 
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
