@@ -102,12 +102,12 @@ if (process.env.BENCH_ROLE === 'server') {
 
   const serving = await serve(system, {jobs: false})
   process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
-  const count = (table) => system.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get().n
+  const rowsIn = (table) => system.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get().n
   let eventsBefore = 0
   process.on('message', (message) => {
-    if (message === 'mark') eventsBefore = count('events')
+    if (message === 'mark') eventsBefore = rowsIn('events')
   })
-  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: count('users'), events: count('events') - eventsBefore})})
+  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: rowsIn('users'), events: rowsIn('events') - eventsBefore})})
 } else {
   const results = []
   for (const size of SIZES) results.push(await measure(size))
