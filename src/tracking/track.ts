@@ -9,7 +9,7 @@ import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
-import {type UserRow, userJson} from '../users/json.js'
+import {type UserRow, userJsonWith} from '../users/json.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
 import {passesFilters, type PlaceHit, placesAt} from './places.js'
@@ -172,7 +172,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
   const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}
 
-  const userBody = userJson(row)
+  const userBody = userJsonWith(row, next)
   const trip = tripMoves.trip && ACTIVE_STATUSES.includes(tripMoves.trip.status as TripStatus) ? tripMoves.trip : undefined
   if (trip) {
     const {user: _u, userId: _id, ...json} = tripJson(trip, row)

@@ -7,10 +7,14 @@ export type UserRow = Selectable<UserTable>
 /**
  * The spec's User resource. Identity and the last update come from columns; what track derives
  * (`geofences`, `trip`, `place`, `country`, `state`, `dma`, `postalCode`, `beacons`, `fraud`,
- * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is.
+ * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is (track
+ * passes the object it just wrote instead of parsing it back).
  */
 export function userJson(row: UserRow): Record<string, unknown> {
-  const context = row.context ? (JSON.parse(row.context) as Record<string, unknown>) : {}
+  return userJsonWith(row, row.context ? JSON.parse(row.context) : {})
+}
+
+export function userJsonWith(row: UserRow, context: Record<string, unknown>): Record<string, unknown> {
   return {
     _id: row.id,
     live: row.live === 1,
