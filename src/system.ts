@@ -12,6 +12,7 @@ import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
+import {shippedStateAt} from './regions/states.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
 export interface System {
@@ -76,6 +77,8 @@ export interface Serving {
  * deliveries in flight finish.
  */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
+  // the shipped US state shapes take ~70 ms to decode: before the first request, not during one
+  shippedStateAt(0, 0)
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
   const syncs = options.jobs === false ? undefined : startSyncScheduler(system)

@@ -1,4 +1,8 @@
 import {feature} from '@rapideditor/country-coder'
+import {geocoder} from '../geocoding/index.js'
+import {stateOf} from '../geocoding/regions.js'
+import type {MapData} from '../map/index.js'
+import {shippedStateAt} from './states.js'
 
 /** A region on a user or an event: ISO code, English name and, for countries, the flag emoji. */
 export interface Region {
@@ -28,8 +32,53 @@ export function countryAt(lng: number, lat: number): Region | undefined {
   return {type: 'country', code, name: named.nameEn, flag: flagOf(code)}
 }
 
-/** Every region at a point that loc knows of; each `type` at most once. */
-export function regionsAt(lng: number, lat: number): Region[] {
+/** Where each region type sits on a user and in GET /v1/context, in event order. */
+export const REGION_FIELDS = {country: 'country', state: 'state', dma: 'dma', postal_code: 'postalCode'} as const
+
+/**
+ * Every region at a point that loc knows of, in REGION_FIELDS order, each `type` at most once
+ * (DECISIONS): the country from the shipped borders; the state of the US or Canada from an imported
+ * admin level 4 area, else for the US from the shipped state shapes; the US postal code from an
+ * imported postal-code area. DMA needs a DMA dataset, which no import provides yet.
+ */
+export function regionsAt(lng: number, lat: number, map?: MapData): Region[] {
   const country = countryAt(lng, lat)
-  return country ? [country] : []
+  if (!country) return []
+  const out: Region[] = [country]
+  const imported = map && (country.code === 'US' || country.code === 'CA') ? importedAreasAt(map, lng, lat) : []
+  let state: Region | undefined
+  let postal: Region | undefined
+  for (const area of imported) {
+    if (area.kind === 'state' && area.name) {
+      const {state: name, stateCode} = stateOf(country.code, area.name)
+      if (stateCode && name) state = {type: 'state', code: stateCode, name}
+    } else if (area.kind === 'postal_code' && country.code === 'US') {
+      const code = area.postcode ?? area.name
+      if (code) postal = {type: 'postal_code', code, name: code}
+    }
+  }
+  if (!state && country.code === 'US') {
+    const shipped = shippedStateAt(lng, lat)
+    if (shipped) state = {type: 'state', code: shipped.code, name: shipped.name}
+  }
+  if (state) out.push(state)
+  if (postal) out.push(postal)
+  return out
+}
+
+/** The imported admin areas holding the point, from every region whose bbox holds it. */
+function importedAreasAt(map: MapData, lng: number, lat: number): Array<{kind: string; name: string | null; postcode: string | null}> {
+  const out = []
+  for (const region of map.regions()) {
+    const b = region.bbox
+    if (b && (lng < b[0] || lng > b[2] || lat < b[1] || lat > b[3])) continue
+    const admin = geocoder(map, region.name)?.admin
+    if (admin) out.push(...admin.containing(lng, lat))
+  }
+  return out
+}
+
+/** A region as users and events carry it: `code`, `name`, and `flag` for countries. */
+export function regionJson(region: Region): Record<string, string> {
+  return region.flag ? {code: region.code, name: region.name, flag: region.flag} : {code: region.code, name: region.name}
 }

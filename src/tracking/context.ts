@@ -1,5 +1,5 @@
 import {geofenceEngine, shareInside} from '../geofences/index.js'
-import {countryAt} from '../regions/index.js'
+import {REGION_FIELDS, regionJson, regionsAt} from '../regions/index.js'
 import {getSettings} from '../project/settings.js'
 import type {TrackDeps} from './track.js'
 import {placesAt} from './places.js'
@@ -13,13 +13,14 @@ export function contextAt({store, map}: TrackDeps, live: boolean, lng: number, l
   const fences = geofenceEngine(store).near(live, lng, lat, 0)
     .filter((f) => shareInside(f, lng, lat, 0) === 1)
     .sort((a, b) => (a.id < b.id ? -1 : 1))
-  const country = countryAt(lng, lat)
-  return {
+  const answer: Record<string, unknown> = {
     geofences: fences.map((f) => f.summary),
     place: map ? (placesAt(map, lng, lat, getSettings(store, live))[0]?.json ?? null) : null,
-    country: country ? {code: country.code, name: country.name, flag: country.flag} : null,
-    state: null,
-    dma: null,
-    postalCode: null,
   }
+  const regions = regionsAt(lng, lat, map)
+  for (const [type, field] of Object.entries(REGION_FIELDS)) {
+    const region = regions.find((r) => r.type === type)
+    answer[field] = region ? regionJson(region) : null
+  }
+  return answer
 }

@@ -3,7 +3,7 @@ import type {EventRow} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import type {MapData} from '../map/index.js'
 import {getSettings} from '../project/settings.js'
-import {countryAt, type Region} from '../regions/index.js'
+import {REGION_FIELDS, type Region, regionJson, regionsAt} from '../regions/index.js'
 import type {Store} from '../store/db.js'
 import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
@@ -119,12 +119,14 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: []}
   const regionEvents: Array<{type: string; region: Region}> = []
   if (settings['regions.enabled']) {
-    const country = countryAt(lng, lat)
-    if (country) next.country = {code: country.code, name: country.name, flag: country.flag}
-    const was = context.country as {code: string; name: string} | undefined
-    if (was?.code !== country?.code) {
-      if (was) regionEvents.push({type: 'user.exited_region_country', region: {type: 'country', code: was.code, name: was.name}})
-      if (country) regionEvents.push({type: 'user.entered_region_country', region: country})
+    const regions = regionsAt(lng, lat, deps.map)
+    for (const [type, field] of Object.entries(REGION_FIELDS) as Array<[Region['type'], string]>) {
+      const region = regions.find((r) => r.type === type)
+      if (region) next[field] = regionJson(region)
+      const was = context[field] as {code: string; name: string} | undefined
+      if (was?.code === region?.code) continue
+      if (was) regionEvents.push({type: `user.exited_region_${type}`, region: {type, code: was.code, name: was.name}})
+      if (region) regionEvents.push({type: `user.entered_region_${type}`, region})
     }
   }
   const beaconEvents: Array<{type: string; beacon: Record<string, unknown>}> = []
@@ -159,7 +161,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   if (fraud) next.fraud = fraud
   if (!generate) {
     // a blocked user's state stays as it was: only location and the fraud verdict change
-    for (const key of ['country', 'beacons', 'place']) if (key in context) next[key] = context[key]
+    for (const key of [...Object.values(REGION_FIELDS), 'beacons', 'place']) if (key in context) next[key] = context[key]
     regionEvents.length = 0
     beaconEvents.length = 0
     placeEvents.length = 0
