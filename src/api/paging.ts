@@ -1,10 +1,5 @@
 import {JsonText} from './send.js'
 
-/** `{meta: {code: 200, hasMore}, [name]: items}` */
-export function pageBody<T>(name: string, items: T[], hasMore: boolean) {
-  return {meta: {code: 200, hasMore}, [name]: items}
-}
-
 /** A list response stops before this many characters of items (docs/api.md); `hasMore` then says there is more. */
 export const LIST_MAX_CHARS = 8 * 1024 * 1024
 
@@ -12,7 +7,7 @@ export const LIST_MAX_CHARS = 8 * 1024 * 1024
 const RENDER_SLICE = 100
 
 /**
- * `{meta: {code: 200, hasMore}, [name]: [...]}` as text from items rendered one at a time, stopping
+ * Every list's answer, `{meta: {code: 200, hasMore}, [name]: [...]}`, as text from items rendered one at a time, stopping
  * at LIST_MAX_CHARS (at least one item is always sent): a page of 1,000 large polygons would
  * otherwise be ~80 MB built on the event loop. Renders RENDER_SLICE items per event-loop turn, so
  * other requests are answered between slices. The next page starts after the last item sent, as

@@ -1,10 +1,10 @@
 import {refuse} from '../../errors.js'
 import {logConversion} from '../../events/conversion.js'
 import {conversionSchema, eventListQuery, verificationSchema} from '../../events/input.js'
-import {eventJson} from '../../events/json.js'
+import {eventJson, eventJsonText} from '../../events/json.js'
 import {deleteEvent, findEvent, listEvents, verifyEvent} from '../../events/store.js'
 import {parse} from '../../validate.js'
-import {pageBody} from '../paging.js'
+import {pageText} from '../paging.js'
 import type {Api} from '../router.js'
 
 /** `/v1/events`: conversions are logged here; every stored event is listed, read, deleted and verified. */
@@ -20,7 +20,7 @@ export function eventsRoutes(api: Api): void {
   api.route('get', '/events', secret, async (req) => {
     const {types, userId, ...page} = parse(eventListQuery, req.query)
     const result = await listEvents(store, req.auth.live, {types, userId}, page)
-    return pageBody('events', result.rows.map(eventJson), result.hasMore)
+    return pageText('events', result.rows, eventJsonText, result.hasMore)
   })
 
   api.route('get', '/events/:id', secret, async (req) => {

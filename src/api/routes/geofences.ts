@@ -8,7 +8,7 @@ import {
 import {pageSchema} from '../../paging-input.js'
 import {userJson} from '../../users/json.js'
 import {metadataFilters, parse} from '../../validate.js'
-import {pageBody, pageText} from '../paging.js'
+import {pageText} from '../paging.js'
 import type {ApiRequest} from '../request.js'
 import type {Api} from '../router.js'
 import {JsonText} from '../send.js'
@@ -48,7 +48,7 @@ export function geofencesRoutes(api: Api): void {
     const geofence = await getGeofence(store, live, refOf(req))
     if (!geofence) throw refuse.notFound('geofence')
     const {rows, hasMore} = await usersInGeofence(store, live, geofence.id, page)
-    return pageBody('users', rows.map(userJson), hasMore)
+    return pageText('users', rows, (row) => JSON.stringify(userJson(row)), hasMore)
   })
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {

@@ -4,7 +4,7 @@ import {refreshUsers} from '../../users/refresh.js'
 import {deleteUser, findUser, listUsers} from '../../users/store.js'
 import {usersJson} from '../../users/view.js'
 import {parse} from '../../validate.js'
-import {pageBody} from '../paging.js'
+import {pageText} from '../paging.js'
 import type {Api} from '../router.js'
 
 /** `/v1/users`: users are created by track; here they are listed, read, deleted and refreshed. */
@@ -14,7 +14,7 @@ export function usersRoutes(api: Api): void {
 
   api.route('get', '/users', opts, async (req) => {
     const page = await listUsers(store, req.auth.live, parse(userListQuery, req.query))
-    return pageBody('users', await usersJson(store, page.rows), page.hasMore)
+    return pageText('users', await usersJson(store, page.rows), JSON.stringify, page.hasMore)
   })
 
   api.route('post', '/users/refresh', opts, async (req) => {
