@@ -88,6 +88,31 @@ export function distanceToRing(xs: Float64Array, ys: Float64Array, n: number, x:
   return Math.sqrt(best)
 }
 
+let originInside = false
+
+/**
+ * `insideRing(…, 0, 0)` and `distanceToRing(…, 0, 0)` in one pass over the edges (the question
+ * every candidate of every fix asks first): returns the distance, leaves the inside bit in
+ * `originInside`.
+ */
+function originToRing(xs: Float64Array, ys: Float64Array, n: number): number {
+  let inside = false
+  let best = Infinity
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const ax = xs[j], ay = ys[j], bx = xs[i], by = ys[i]
+    if ((by > 0) !== (ay > 0) && 0 < ((ax - bx) * -by) / (ay - by) + bx) inside = !inside
+    const dx = bx - ax, dy = by - ay
+    const len = dx * dx + dy * dy
+    let t = len === 0 ? 0 : (-ax * dx - ay * dy) / len
+    t = t < 0 ? 0 : t > 1 ? 1 : t
+    const ex = ax + t * dx, ey = ay + t * dy
+    const d = ex * ex + ey * ey
+    if (d < best) best = d
+  }
+  originInside = inside
+  return Math.sqrt(best)
+}
+
 /**
  * Share of the disc (centre 0,0 in local metres, radius `r`) inside the ring, or inside the ring
  * grown by `grow` metres (exits). Exactly 1 or 0 when the centre is at least `r` from the boundary.
@@ -96,8 +121,8 @@ export function distanceToRing(xs: Float64Array, ys: Float64Array, n: number, x:
  * of it. A disc that crosses the boundary is never wholly inside.
  */
 export function ringShare(xs: Float64Array, ys: Float64Array, n: number, r: number, grow = 0): number {
-  const inside = insideRing(xs, ys, n, 0, 0)
-  const edge = distanceToRing(xs, ys, n, 0, 0)
+  const edge = originToRing(xs, ys, n)
+  const inside = originInside
   if (r <= 0) return inside || edge <= grow ? 1 : 0
   if (inside && edge >= r) return 1
   if (!inside && edge - grow >= r) return 0

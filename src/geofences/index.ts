@@ -39,6 +39,8 @@ export interface Fence {
   tripApproachingThreshold: number | null
   /** What `user.geofences` and events carry. */
   summary: Record<string, unknown>
+  /** Order of geofences in answers and events: tag, externalId, `_id`. */
+  sortKey: string
 }
 
 export function fenceOf(row: GeofenceRow): Fence {
@@ -76,6 +78,7 @@ export function fenceOf(row: GeofenceRow): Fence {
     disableAfter: row.disable_after ? Date.parse(row.disable_after) : Infinity,
     dwellThreshold: row.dwell_threshold,
     tripApproachingThreshold: row.trip_approaching_threshold,
+    sortKey: `${row.tag ?? ''}\u0000${row.external_id ?? ''}\u0000${row.id}`,
     summary: {
       _id: row.id,
       ...(row.tag === null ? {} : {tag: row.tag}),

@@ -54,8 +54,7 @@ interface PresenceRow {
   confidence: number
 }
 
-const sortKey = (f: Fence) => `${f.tag ?? ''}\u0000${f.externalId ?? ''}\u0000${f.id}`
-const byFence = (a: {fence: Fence}, b: {fence: Fence}) => (sortKey(a.fence) < sortKey(b.fence) ? -1 : sortKey(a.fence) > sortKey(b.fence) ? 1 : 0)
+const byFence = (a: {fence: Fence}, b: {fence: Fence}) => (a.fence.sortKey < b.fence.sortKey ? -1 : a.fence.sortKey > b.fence.sortKey ? 1 : 0)
 
 /** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */
 function admits(fence: Fence, fix: Fix): boolean {
