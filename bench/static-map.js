@@ -26,12 +26,17 @@ const SOURCE = path.resolve(process.env.BENCH_PBF ?? path.join(here, '../../shar
 const MONACO = path.join(here, '../data/monaco.osm.pbf')
 const N = Number(process.env.BENCH_N ?? 40)
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-maps-'))
+// BENCH_DATA_DIR: a data dir where both were imported before (region names monaco and bench), kept
+const reuse = process.env.BENCH_DATA_DIR
+const dataDir = reuse ?? mkdtempSync(path.join(os.tmpdir(), 'loc-bench-maps-'))
 const memory = peakRss()
 try {
-  console.log('importing Monaco and the benchmark file (once, not measured) ...')
-  await importOsm(MONACO, {dataDir, add: true})
-  const big = await importOsm(SOURCE, {dataDir, add: true, region: 'bench'})
+  let big = {seconds: NaN, stages: []}
+  if (!reuse) {
+    console.log('importing Monaco and the benchmark file (once, not measured) ...')
+    await importOsm(MONACO, {dataDir, add: true})
+    big = await importOsm(SOURCE, {dataDir, add: true, region: 'bench'})
+  }
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {staticMaps: 1e9}}})
   const system = await openSystem(config, {log: createLogger('silent')})
   const {key} = createKey(system.store, 'publishable', 'test')
@@ -149,5 +154,5 @@ try {
     {name: 'peak RSS (server, imports, renders)', value: memory.stop(), unit: 'MB'},
   ])
 } finally {
-  rmSync(dataDir, {recursive: true, force: true})
+  if (!reuse) rmSync(dataDir, {recursive: true, force: true})
 }

@@ -2,37 +2,47 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {createCanvas, loadImage, type Image} from '@napi-rs/canvas'
 import {refuse} from '../errors.js'
-import type {MapData} from '../map/mapdata.js'
-import {drawingData} from './drawing.js'
+import type {Ctx} from './base.js'
 import {FONT, registerFonts} from './font.js'
 import type {StaticMapInput} from './input.js'
+import {Collisions, drawLabels} from './labels.js'
 import {MARKER_ID} from './markers.js'
 import {PIN_HEIGHT, PIN_WIDTH, drawMarkers, drawPaths} from './overlays.js'
 import {encodePng} from './png.js'
 import {type View, viewport} from './projection.js'
-import {drawBaseMap} from './render.js'
+import type {BaseTiles, TileStyle} from './tiles.js'
 
 export const ATTRIBUTION = '© OpenStreetMap contributors'
 
 registerFonts()
 
-/** One image: base map, paths, markers, attribution; PNG bytes. */
-export function draw(map: MapData, input: StaticMapInput, view: View, style: Parameters<typeof drawBaseMap>[2], icons: Map<string, Image>): Buffer {
-  const vp = viewport(view)
-  const canvas = createCanvas(input.width * input.scale, input.height * input.scale)
+/** One image: base map from tiles, labels clear of the overlays, paths, markers, attribution; PNG bytes. */
+export function draw(tiles: BaseTiles, input: StaticMapInput, view: View, style: Omit<TileStyle, 'zoom' | 'scale'>, icons: Map<string, Image>): Buffer {
+  const s = input.scale
+  const vp = viewport(view, s)
+  const canvas = createCanvas(input.width * s, input.height * s)
   const g = canvas.getContext('2d')
-  g.scale(input.scale, input.scale)
-  const regions = drawingData(map, vp.box).map((d) => ({shapes: d.shapes(vp.box, Math.min(23, Math.round(view.zoom)))}))
-  // labels keep clear of the markers (the attribution corner too)
-  const taken = [input.width - 150, input.height - 16, input.width, input.height]
+  const labels = tiles.draw(g, vp.ox, vp.oy, input.width, input.height, {...style, zoom: view.zoom, scale: s})
+  g.scale(s, s)
+  // labels keep clear of the markers, the paths and the attribution corner
+  const free = new Collisions(input.width, input.height)
+  free.box(input.width - 150, input.height - 16, input.width, input.height)
   for (const m of input.markers) {
     const k = m.size === 'small' ? 0.7 : 1
     for (let i = 0; i < m.points.length; i += 2) {
       const x = vp.x(m.points[i]), y = vp.y(m.points[i + 1])
-      taken.push(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
+      free.box(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
     }
   }
-  drawBaseMap(g, view, style, regions, taken, input.language)
+  for (const p of input.paths) {
+    const xy = new Float64Array(p.points.length)
+    for (let i = 0; i < xy.length; i += 2) {
+      xy[i] = vp.x(p.points[i])
+      xy[i + 1] = vp.y(p.points[i + 1])
+    }
+    free.line(xy, p.width + 2 * p.borderWidth)
+  }
+  drawLabels(g, labels, vp.ox, vp.oy, style.style, input.language, free, view.zoom)
   drawPaths(g, input.paths, vp.x, vp.y)
   drawMarkers(g, input.markers.filter((m) => !m.icon), vp.x, vp.y)
   for (const m of input.markers) {
@@ -42,11 +52,11 @@ export function draw(map: MapData, input: StaticMapInput, view: View, style: Par
     const w = icon.width * k, h = icon.height * k
     for (let i = 0; i < m.points.length; i += 2) g.drawImage(icon, vp.x(m.points[i]) - w / 2, vp.y(m.points[i + 1]) - h, w, h)
   }
-  attribution(g, input.width, input.height, style.label)
+  attribution(g, input.width, input.height)
   return encodePng(canvas.data(), canvas.width, canvas.height)
 }
 
-function attribution(g: ReturnType<ReturnType<typeof createCanvas>['getContext']>, width: number, height: number, colour: string): void {
+function attribution(g: Ctx, width: number, height: number): void {
   g.font = `400 10px ${FONT}`
   g.textAlign = 'right'
   g.textBaseline = 'alphabetic'
@@ -55,7 +65,6 @@ function attribution(g: ReturnType<ReturnType<typeof createCanvas>['getContext']
   g.fillRect(width - w - 8, height - 15, w + 8, 15)
   g.fillStyle = '#333333'
   g.fillText(ATTRIBUTION, width - 4, height - 4)
-  void colour
 }
 
 /** Marker images uploaded as `<markersDir>/<id>.png` (ids: letters, digits, _ and -). */
@@ -69,3 +78,5 @@ export async function loadIcons(input: StaticMapInput, dir: string): Promise<Map
   }
   return out
 }
+
+export {BaseTiles} from './tiles.js'
