@@ -20,10 +20,10 @@ export function roadWidth(cls: string, z: number): number {
   return Math.max(cls === 'motorway' || cls === 'trunk' || cls === 'primary' ? 0.9 : 0.5, Math.min(cap, w))
 }
 
-/** A shape with its parts in pixels (x0, y0, x1, y1, ... per part). */
+/** A shape with its points in pixels (x0, y0, x1, y1, ..., parts one after another as in `shape.counts`). */
 export interface Prepared {
   shape: Shape
-  px: Float64Array[]
+  px: Float64Array
 }
 
 /** Pixel position of lon/lat: what a view or a tile block maps coordinates through. */
@@ -33,17 +33,11 @@ export interface Projection {
 }
 
 export function project(shape: Shape, p: Projection): Prepared {
-  const px: Float64Array[] = []
-  const {counts, coords} = shape
-  let k = 0
-  for (let i = 0; i < counts.length; i++) {
-    const n = counts[i]
-    const out = new Float64Array(n * 2)
-    for (let j = 0; j < n; j++, k += 2) {
-      out[j * 2] = p.x(coords[k] / 1e7)
-      out[j * 2 + 1] = p.y(coords[k + 1] / 1e7)
-    }
-    px.push(out)
+  const {coords} = shape
+  const px = new Float64Array(coords.length)
+  for (let k = 0; k < coords.length; k += 2) {
+    px[k] = p.x(coords[k] / 1e7)
+    px[k + 1] = p.y(coords[k + 1] / 1e7)
   }
   return {shape, px}
 }
@@ -151,10 +145,12 @@ function groupBy(list: Prepared[], key: (s: Shape) => string): Map<string, Prepa
 /** One path for many shapes of one paint: a native call per vertex, one fill or stroke per group. */
 function trace(g: Ctx, list: Prepared[]): void {
   g.beginPath()
-  for (const {px} of list) {
-    for (const p of px) {
-      g.moveTo(p[0], p[1])
-      for (let i = 2; i < p.length; i += 2) g.lineTo(p[i], p[i + 1])
+  for (const {shape, px} of list) {
+    let k = 0
+    for (const n of shape.counts) {
+      g.moveTo(px[k], px[k + 1])
+      for (let end = k + 2 * n, i = k + 2; i < end; i += 2) g.lineTo(px[i], px[i + 1])
+      k += 2 * n
     }
   }
 }

@@ -44,22 +44,25 @@ export function candidates(layers: Layers, z: number, ox: number, oy: number, ce
   for (const {shape, px} of layers.get(Layer.Label) ?? []) {
     const place = shape.cls in PLACE_LABEL_SIZE
     if (place ? z < (PLACE_LABEL_MINZOOM[shape.cls] ?? 0) : !shape.name) continue
-    add({kind: place ? Kind.Place : Kind.Area, cls: shape.cls, name: shape.name ?? '', names: shape.names, x: px[0][0] + ox, y: px[0][1] + oy, angle: 0, room: 0})
+    add({kind: place ? Kind.Place : Kind.Area, cls: shape.cls, name: shape.name ?? '', names: shape.names, x: px[0] + ox, y: px[1] + oy, angle: 0, room: 0})
   }
   const best = new Map<string, Candidate>()
   for (const {shape, px} of layers.get(Layer.Road) ?? []) {
     if (!shape.name || z < (ROAD_LABEL_MINZOOM[shape.cls] ?? 99)) continue
     best.clear()
-    for (const p of px) {
-      for (let i = 2; i < p.length; i += 2) {
-        const dx = p[i] - p[i - 2], dy = p[i + 1] - p[i - 1]
+    let k = 0
+    for (const n of shape.counts) {
+      const end = k + 2 * n
+      for (let i = k + 2; i < end; i += 2) {
+        const dx = px[i] - px[i - 2], dy = px[i + 1] - px[i - 1]
         const room = Math.hypot(dx, dy)
         if (room < MIN_ROOM) continue
-        const x = (p[i] + p[i - 2]) / 2 + ox, y = (p[i + 1] + p[i - 1]) / 2 + oy
+        const x = (px[i] + px[i - 2]) / 2 + ox, y = (px[i + 1] + px[i - 1]) / 2 + oy
         const key = `${Math.floor(x / cell)},${Math.floor(y / cell)}`
         const b = best.get(key)
         if (!b || room > b.room) best.set(key, {kind: Kind.Road, cls: shape.cls, name: shape.name, names: shape.names, x, y, angle: Math.atan2(dy, dx), room})
       }
+      k = end
     }
     for (const c of best.values()) add(c)
   }
