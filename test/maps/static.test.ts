@@ -132,6 +132,36 @@ describe('GET /maps/static', () => {
     expect(encoded.status).toBe(200)
   })
 
+  it('keeps labels off the paths: a path through a place label leaves no text beside it', async () => {
+    // MONTE-CARLO is labelled at its place point, the image centre; the path runs through it
+    const q = 'width=400&height=300&center=43.7402961,7.426559&zoom=15'
+    const dark = (p: number[]) => p[0] < 100 && p[1] < 100 && p[2] < 110
+    const darkBeside = async (query: string) => {
+      const px = await pixels((await get(query)).bytes)
+      let n = 0
+      for (let y = 141; y <= 159; y++) for (let x = 0; x < 400; x++) if (dark(px.at(x, y))) n++
+      return n
+    }
+    const path = 'path=stroke:0x00ff00|width:4|borderWidth:0|43.7402961,7.41|43.7402961,7.445'
+    expect(await darkBeside(q)).toBeGreaterThan(30) // the label is there without the path
+    expect(await darkBeside(`${q}&${path}`)).toBe(0)
+  })
+
+  it('draws from cached tiles what it draws cold (the next image nearby reuses tiles)', async () => {
+    const {createStaticMaps, parseStaticMap} = await import('../../src/maps/index.js')
+    const options = {stylesDir: 'config/styles', markersDir: dataDir}
+    const view = (lon: number) => parseStaticMap({width: '300', height: '200', center: `43.7384,${lon}`, zoom: '16', scale: '2'})
+    const cold = await createStaticMaps(server.system.map, options).render(view(7.4246))
+    const warm = createStaticMaps(server.system.map, options)
+    await warm.render(view(7.4236)) // shares most tiles with the next
+    const reused = await warm.render(view(7.4246))
+    expect(reused.cached).toBe(false)
+    const a = await pixels(cold.png), b = await pixels(reused.png)
+    let off = 0
+    for (let y = 0; y < 400; y++) for (let x = 0; x < 600; x++) if (!near(a.at(x, y), b.at(x, y), 40)) off++
+    expect(off / (600 * 400)).toBeLessThan(0.002)
+  })
+
   it('labels in the requested language from name:<lang>, falling back to the local name', async () => {
     const q = 'width=400&height=300&center=43.7318,7.4215&zoom=16'
     const local = await get(`${q}&language=local`)
