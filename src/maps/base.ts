@@ -42,6 +42,13 @@ export function project(shape: Shape, p: Projection): Prepared {
   return {shape, px}
 }
 
+/** Where the sea may be drawn: ellipses (`rx` × `ry` pixels) around the centres (x, y pairs) of the cells holding data. */
+export interface SeaMask {
+  centres: number[]
+  rx: number
+  ry: number
+}
+
 /** Prepared shapes by layer. */
 export type Layers = Map<number, Prepared[]>
 
@@ -58,9 +65,10 @@ export function byLayer(shapes: Shape[], p: Projection): Layers {
 /**
  * Draws the base map without labels: land use and parks, water and the sea, buildings, roads by
  * class with casings (tunnels dashed below, bridges above), rail, boundaries. Where no region has
- * data the map stays plain background (the stage builds the sea only inside the regions' data areas).
+ * data the map stays plain background: the stage builds the sea inside the regions' data areas, and
+ * it is drawn only within `sea` (null: everywhere, for regions imported before the mask existed).
  */
-export function drawBase(g: Ctx, width: number, height: number, z: number, style: MapStyle, layers: Layers): void {
+export function drawBase(g: Ctx, width: number, height: number, z: number, style: MapStyle, layers: Layers, sea: SeaMask | null): void {
   g.fillStyle = style.background
   g.fillRect(0, 0, width, height)
   const get = (l: Layer) => layers.get(l) ?? []
@@ -69,7 +77,19 @@ export function drawBase(g: Ctx, width: number, height: number, z: number, style
 
   for (const [colour, list] of groupBy(get(Layer.Landuse), (s) => landuseColour(style, s.cls))) fill(g, list, colour)
   for (const [colour, list] of groupBy(get(Layer.Park), (s) => (s.cls === 'nature_reserve' ? style.wood : style.park))) fill(g, list, colour)
-  fill(g, get(Layer.Water), style.water)
+  const water = get(Layer.Water)
+  if (sea && water.some((w) => w.shape.cls === 'sea')) {
+    fill(g, water.filter((w) => w.shape.cls !== 'sea'), style.water)
+    g.save()
+    g.beginPath()
+    for (let i = 0; i < sea.centres.length; i += 2) {
+      g.moveTo(sea.centres[i] + sea.rx, sea.centres[i + 1])
+      g.ellipse(sea.centres[i], sea.centres[i + 1], sea.rx, sea.ry, 0, 0, 2 * Math.PI)
+    }
+    g.clip()
+    fill(g, water.filter((w) => w.shape.cls === 'sea'), style.water)
+    g.restore()
+  } else fill(g, water, style.water)
   for (const [big, list] of groupBy(get(Layer.Waterway), (s) => String(s.cls === 'river' || s.cls === 'canal'))) {
     stroke(g, list, style.waterway, big === 'true' ? Math.max(1.5, 3 * 1.4 ** (z - 15)) : Math.max(0.8, 1.4 * 1.3 ** (z - 15)))
   }

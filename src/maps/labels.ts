@@ -132,11 +132,14 @@ export function drawLabels(g: Ctx, list: Candidate[], ox: number, oy: number, st
   g.textBaseline = 'middle'
   g.lineJoin = 'round'
   const places = list.filter((c) => c.kind === Kind.Place).sort((a, b) => PLACE_LABEL_SIZE[b.cls] - PLACE_LABEL_SIZE[a.cls])
+  // one label per place name (Monaco is a country and a city, at two points)
+  const named = new Set<string>()
   for (const c of places) {
     const size = PLACE_LABEL_SIZE[c.cls] + (z >= 16 ? 1 : 0)
     const caps = PLACE_LABEL_CAPS.has(c.cls)
     const text = caps ? label(c).toUpperCase() : label(c)
-    if (text) halo(g, free, text, c.x - ox, c.y - oy, `${caps ? 600 : 700} ${caps ? size - 2 : size}px ${FONT}`, style.label, style.labelHalo, caps ? 1.5 : 0)
+    if (!text || named.has(text.toLowerCase())) continue
+    if (halo(g, free, text, c.x - ox, c.y - oy, `${caps ? 600 : 700} ${caps ? size - 2 : size}px ${FONT}`, style.label, style.labelHalo, caps ? 1.5 : 0)) named.add(text.toLowerCase())
   }
   for (const c of list) {
     if (c.kind !== Kind.Area) continue
@@ -176,11 +179,12 @@ export function drawLabels(g: Ctx, list: Candidate[], ox: number, oy: number, st
   }
 }
 
-function halo(g: Ctx, free: Collisions, text: string, x: number, y: number, font: string, colour: string, haloColour: string, spacing: number): void {
+function halo(g: Ctx, free: Collisions, text: string, x: number, y: number, font: string, colour: string, haloColour: string, spacing: number): boolean {
   g.font = font
   ;(g as {letterSpacing?: string}).letterSpacing = `${spacing}px`
   const w = measure(g, `${font}|${spacing}`, text), h = Number(/(\d+)px/.exec(font)![1])
-  if (free.place(x - w / 2, y - h / 2, x + w / 2, y + h / 2)) {
+  const placed = free.place(x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+  if (placed) {
     g.strokeStyle = haloColour
     g.lineWidth = 3
     g.strokeText(text, x, y)
@@ -188,6 +192,7 @@ function halo(g: Ctx, free: Collisions, text: string, x: number, y: number, font
     g.fillText(text, x, y)
   }
   ;(g as {letterSpacing?: string}).letterSpacing = '0px'
+  return placed
 }
 
 /** Text widths by font and text (shaping a label costs tens of microseconds; names repeat across images). */

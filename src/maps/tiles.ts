@@ -1,9 +1,11 @@
 import {type Canvas, createCanvas} from '@napi-rs/canvas'
 import type {MapData} from '../map/mapdata.js'
-import {REACH_PX, type Ctx, byLayer, drawBase} from './base.js'
-import {drawingData} from './drawing.js'
+import {REACH_PX, type Ctx, type Projection, type SeaMask, byLayer, drawBase} from './base.js'
+import {type DrawingData, drawingData} from './drawing.js'
 import {type Candidate, candidates} from './labels.js'
 import {TILE, latOf, lonOf, worldX, worldY} from './projection.js'
+import type {Box} from './sea.js'
+import {MASK_CELL} from './stage.js'
 import type {MapStyle} from './style.js'
 
 /** A rendered 256-pixel tile of the base map (no labels) and the label candidates inside it. */
@@ -107,6 +109,22 @@ export class BaseTiles {
   }
 }
 
+/** The sea reaches this many mask cells from a cell holding data. */
+const SEA_REACH = 1.5
+
+function seaMask(data: DrawingData[], box: Box, p: Projection, z: number): SeaMask | null {
+  const r = SEA_REACH * MASK_CELL
+  const grown: Box = [box[0] - r, box[1] - r, box[2] + r, box[3] + r]
+  const centres: number[] = []
+  for (const d of data) {
+    const lonLat = d.maskIn(grown)
+    if (!lonLat) return null
+    for (let i = 0; i < lonLat.length; i += 2) centres.push(p.x(lonLat[i]), p.y(lonLat[i + 1]))
+  }
+  const lat = (box[1] + box[3]) / 2
+  return {centres, rx: worldX(r, z) - worldX(0, z), ry: Math.abs(worldY(lat + r, z) - worldY(lat, z))}
+}
+
 /**
  * Draws the base map of an area (top-left world pixel `ox`, `oy`, CSS pixels) into `g`, which maps
  * CSS pixels of the area; returns its label candidates by `cell`-pixel cell of the world grid.
@@ -116,8 +134,10 @@ function renderArea(map: MapData, g: Ctx, ox: number, oy: number, width: number,
   const box: [number, number, number, number] = [
     lonOf(ox - REACH_PX, z), latOf(oy + height + REACH_PX, z), lonOf(ox + width + REACH_PX, z), latOf(oy - REACH_PX, z),
   ]
-  const shapes = drawingData(map, box).flatMap((d) => d.shapes(box, z))
-  const layers = byLayer(shapes, {x: (lon) => worldX(lon, z) - ox, y: (lat) => worldY(lat, z) - oy})
-  drawBase(g, width, height, z, t.style, layers)
+  const data = drawingData(map, box)
+  const shapes = data.flatMap((d) => d.shapes(box, z))
+  const p = {x: (lon: number) => worldX(lon, z) - ox, y: (lat: number) => worldY(lat, z) - oy}
+  const layers = byLayer(shapes, p)
+  drawBase(g, width, height, z, t.style, layers, seaMask(data, box, p, z))
   return candidates(layers, z, ox, oy, cell)
 }

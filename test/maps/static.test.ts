@@ -92,6 +92,15 @@ describe('GET /maps/static', () => {
     expect(near(px.at(...(at(7.4160, 43.7400) as [number, number])), water, 10)).toBe(false)
   })
 
+  it('draws the sea only near the data: kilometres beyond the extract stay background, not a guessed coast', async () => {
+    const {bytes, headers} = await get('width=600&height=400&center=43.735,7.42&zoom=12')
+    const px = await pixels(bytes)
+    const at = projector(headers, 600, 400)
+    expect(px.at(...(at(7.43, 43.725) as [number, number]))).toEqual(hex('#a9d3f0'))
+    // the prolonged coastline once filled these with sea, over French land and open water alike
+    for (const [lon, lat] of [[7.37, 43.70], [7.45, 43.69]]) expect(px.at(...(at(lon, lat) as [number, number])), `${lat},${lon}`).toEqual(hex('#f3f0ea'))
+  })
+
   it('draws a marker in its colour at its projected pixel and a path through its points', async () => {
     const {bytes, headers} = await get('width=400&height=300&center=43.7384,7.4246&zoom=16&markers=color:0xff0000|43.7384,7.4246&markers=color:blue|size:small|43.7370,7.4230&path=stroke:0x00ff00|width:6|borderWidth:0|43.7390,7.4225|43.7400,7.4280|43.7375,7.4270')
     const px = await pixels(bytes)
