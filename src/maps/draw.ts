@@ -26,12 +26,12 @@ export function draw(tiles: BaseTiles, input: StaticMapInput, view: View, style:
   g.scale(s, s)
   // labels keep clear of the markers, the paths and the attribution corner
   const free = new Collisions(input.width, input.height)
-  free.box(input.width - 150, input.height - 16, input.width, input.height)
+  free.take(input.width - 150, input.height - 16, input.width, input.height)
   for (const m of input.markers) {
     const k = m.size === 'small' ? 0.7 : 1
     for (let i = 0; i < m.points.length; i += 2) {
       const x = vp.x(m.points[i]), y = vp.y(m.points[i + 1])
-      free.box(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
+      free.take(x - (PIN_WIDTH / 2) * k, y - PIN_HEIGHT * k, x + (PIN_WIDTH / 2) * k, y)
     }
   }
   for (const p of input.paths) {
