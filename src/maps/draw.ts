@@ -9,6 +9,7 @@ import {Collisions, drawLabels} from './labels.js'
 import {MARKER_ID} from './markers.js'
 import {PIN_HEIGHT, PIN_WIDTH, drawMarkers, drawPaths} from './overlays.js'
 import {encodePng} from './png.js'
+import {REMOTE_ICON_BYTES, REMOTE_ICON_MS, fetchRemote} from './remote.js'
 import {type View, viewport} from './projection.js'
 import type {BaseTiles, TileStyle} from './tiles.js'
 
@@ -67,16 +68,53 @@ function attribution(g: Ctx, width: number, height: number): void {
   g.fillText(ATTRIBUTION, width - 4, height - 4)
 }
 
-/** Marker images uploaded as `<markersDir>/<id>.png` (ids: letters, digits, _ and -). */
-export async function loadIcons(input: StaticMapInput, dir: string): Promise<Map<string, Image>> {
+/** Where marker images come from: uploads under `dir`, and http(s) URLs when `remote` allows them. */
+export interface IconSource {
+  dir: string
+  remote: boolean
+  /** Lifts the private address check of remote icons (a deployment's own network, tests). */
+  anyAddress?: boolean
+  /** Remote images already fetched, by URL. */
+  fetched: Map<string, {image: Image; at: number}>
+}
+
+const REMOTE_TTL_MS = 10 * 60 * 1000
+const URL_ICON = /^https?:\/\//i
+
+/** Whether a request's markers name remote icons (their images depend on the `maps.remoteIcons` setting). */
+export const hasRemoteIcons = (input: StaticMapInput) => input.markers.some((m) => m.icon !== undefined && URL_ICON.test(m.icon))
+
+/** Marker images: uploaded as `<dir>/<id>.png` (ids: letters, digits, _ and -), or fetched from http(s) URLs (kept 10 minutes). */
+export async function loadIcons(input: StaticMapInput, source: IconSource): Promise<Map<string, Image>> {
   const out = new Map<string, Image>()
   for (const m of input.markers) {
     if (!m.icon || out.has(m.icon)) continue
-    const file = path.join(dir, `${m.icon}.png`)
+    if (URL_ICON.test(m.icon)) {
+      out.set(m.icon, await remoteIcon(m.icon, source))
+      continue
+    }
+    const file = path.join(source.dir, `${m.icon}.png`)
     if (!MARKER_ID.test(m.icon) || !existsSync(file)) throw refuse.invalid('markers', `icon: the id of an uploaded marker image (${m.icon} is not one)`)
     out.set(m.icon, await loadImage(file))
   }
   return out
+}
+
+async function remoteIcon(url: string, source: IconSource): Promise<Image> {
+  if (!source.remote) throw refuse.invalid('markers', 'icon: the id of an uploaded marker image (icon URLs need the maps.remoteIcons setting on)')
+  const kept = source.fetched.get(url)
+  if (kept && Date.now() - kept.at < REMOTE_TTL_MS) return kept.image
+  let image: Image
+  try {
+    image = await loadImage(await fetchRemote(url, source.anyAddress))
+    if (!image.width || !image.height) throw new Error('not an image')
+  } catch (error) {
+    const why = error instanceof Error ? error.message : 'failed'
+    throw refuse.invalid('markers', `icon: an http(s) URL of a PNG, JPEG or SVG image at a public address, at most ${REMOTE_ICON_BYTES / 1024} KB, answering within ${REMOTE_ICON_MS / 1000} s (${url}: ${why})`)
+  }
+  if (source.fetched.size >= 64) source.fetched.delete(source.fetched.keys().next().value!)
+  source.fetched.set(url, {image, at: Date.now()})
+  return image
 }
 
 export {BaseTiles} from './tiles.js'

@@ -1,7 +1,11 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createCanvas, loadImage} from '@napi-rs/canvas'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {addMarkerImage} from '../../src/maps/markers.js'
+import {isPrivateAddress} from '../../src/maps/remote.js'
+import {setSetting} from '../../src/project/settings.js'
 import {worldX, worldY} from '../../src/maps/projection.js'
 import {importOsm} from '../../src/osm/index.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -197,6 +201,44 @@ describe('GET /maps/static', () => {
     expect(near(px.at(100, 100 - 16), [0, 200, 83])).toBe(true)
     expect(near(px.at(100 + 30, 100 - 2), [0, 200, 83])).toBe(true)
     expect(near(px.at(100 + 40, 100 - 16), [0, 200, 83])).toBe(false)
+  })
+
+  it('draws http(s) marker icons only with maps.remoteIcons on, never from a private address, within size limits', async () => {
+    const c = createCanvas(40, 40)
+    c.getContext('2d').fillStyle = '#ff6d00'
+    c.getContext('2d').fillRect(0, 0, 40, 40)
+    const png = c.toBuffer('image/png')
+    const receiver = createServer((req, res) => {
+      if (req.url === '/pin.png') res.end(png)
+      else if (req.url === '/huge.png') res.end(Buffer.alloc(300 * 1024))
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+    try {
+      const q = (icon: string) => `width=200&height=200&center=43.7384,7.4246&zoom=15&markers=icon:${icon}|43.7384,7.4246`
+      const off = await get(q(`${base}/pin.png`))
+      expect(off.status).toBe(400)
+      expect(off.json().meta).toMatchObject({param: 'markers', message: expect.stringMatching(/maps\.remoteIcons/)})
+      setSetting(server.system.store, false, 'maps.remoteIcons', true)
+      const local = await get(q(`${base}/pin.png`))
+      expect(local.status).toBe(400)
+      expect(local.json().meta.message).toMatch(/private address/)
+      // a deployment may allow its own network: the same icon is fetched, drawn bottom centre on the location
+      const {createStaticMaps, parseStaticMap} = await import('../../src/maps/index.js')
+      const maps = createStaticMaps(server.system.map, {stylesDir: 'config/styles', markersDir: dataDir, iconsFromAnyAddress: true})
+      const input = (icon: string) => parseStaticMap(Object.fromEntries(new URLSearchParams(q(icon))))
+      const drawn = await pixels((await maps.render(input(`${base}/pin.png`), undefined, {remoteIcons: true})).png)
+      expect(near(drawn.at(100, 80), [255, 109, 0])).toBe(true)
+      for (const [file, why] of [['missing.png', /answered 404/], ['huge.png', /larger than 256 KB/]] as const) {
+        await expect(maps.render(input(`${base}/${file}`), undefined, {remoteIcons: true})).rejects.toThrow(why)
+      }
+      for (const ip of ['10.1.2.3', '127.0.0.1', '169.254.169.254', '100.64.0.1', '::1', '::ffff:192.168.1.1', 'fd00::1', 'fe80::1']) expect(isPrivateAddress(ip), ip).toBe(true)
+      for (const ip of ['8.8.8.8', '193.0.14.129', '2606:4700::1111']) expect(isPrivateAddress(ip), ip).toBe(false)
+    } finally {
+      setSetting(server.system.store, false, 'maps.remoteIcons', false)
+      receiver.close()
+    }
   })
 
   it('asks for the publishable key in the query: 401 without or with a bad one', async () => {

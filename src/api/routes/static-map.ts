@@ -1,4 +1,5 @@
 import {parseStaticMap} from '../../maps/index.js'
+import {getSettings} from '../../project/settings.js'
 import type {Api} from '../router.js'
 
 /** `GET /maps/static`: a PNG (the key in `publishableKey`), with ETag/304 and Cache-Control. */
@@ -7,7 +8,8 @@ export function staticMapRoutes(api: Api): void {
   api.route('get', '/maps/static', {auth: 'P', limit: 'staticMaps', root: true, key: (req) => stringOf(req.query.publishableKey)}, async (req, res) => {
     const {publishableKey: _, ...query} = req.query
     // a repeat is answered from the finished image without parsing its query again
-    const {png, etag, view} = staticMaps.cached(query) ?? (await staticMaps.render(parseStaticMap(query), query))
+    const {png, etag, view} =
+      staticMaps.cached(query) ?? (await staticMaps.render(parseStaticMap(query), query, {remoteIcons: getSettings(api.ctx.store, req.auth.live)['maps.remoteIcons']}))
     res.setHeader('ETag', etag)
     res.setHeader('Cache-Control', 'public, max-age=3600')
     // the view shown, also when fitted to markers and paths (lets a client place its own overlays)
