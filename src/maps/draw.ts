@@ -9,7 +9,7 @@ import {Collisions, drawLabels} from './labels.js'
 import {MARKER_ID} from './markers.js'
 import {PIN_HEIGHT, PIN_WIDTH, drawMarkers, drawPaths} from './overlays.js'
 import {encodePng} from './png.js'
-import {REMOTE_ICON_BYTES, REMOTE_ICON_MS, fetchRemote} from './remote.js'
+import {REMOTE_ICON_BYTES, REMOTE_ICON_MS} from './remote.js'
 import {type View, viewport} from './projection.js'
 import type {BaseTiles, TileStyle} from './tiles.js'
 
@@ -72,8 +72,8 @@ function attribution(g: Ctx, width: number, height: number): void {
 export interface IconSource {
   dir: string
   remote: boolean
-  /** Lifts the private address check of remote icons (a deployment's own network, tests). */
-  anyAddress?: boolean
+  /** How remote icons are fetched (src/maps/remote.ts). */
+  fetch: (url: string) => Promise<Buffer>
   /** Remote images already fetched, by URL. */
   fetched: Map<string, {image: Image; at: number}>
 }
@@ -106,7 +106,7 @@ async function remoteIcon(url: string, source: IconSource): Promise<Image> {
   if (kept && Date.now() - kept.at < REMOTE_TTL_MS) return kept.image
   let image: Image
   try {
-    image = await loadImage(await fetchRemote(url, source.anyAddress))
+    image = await loadImage(await source.fetch(url))
     if (!image.width || !image.height) throw new Error('not an image')
   } catch (error) {
     const why = error instanceof Error ? error.message : 'failed'

@@ -5,6 +5,7 @@ import {ImageCache} from './cache.js'
 import {viewOf} from './fit.js'
 import type {StaticMapInput} from './input.js'
 import type {View} from './projection.js'
+import {remoteFetcher} from './remote.js'
 import {BUILT_IN_STYLES, loadStyle} from './style.js'
 
 export {parseStaticMap, type StaticMapInput} from './input.js'
@@ -40,6 +41,7 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
   let tiles: import('./tiles.js').BaseTiles | undefined
   const cache = new ImageCache(options.cacheBytes ?? 64 * 1024 * 1024)
   const fetched = new Map()
+  const fetch = remoteFetcher(options.iconsFromAnyAddress)
   const queryKey = (query: Record<string, unknown>) =>
     query.style === undefined || (typeof query.style === 'string' && query.style in BUILT_IN_STYLES) ? `${map.generation}|?${JSON.stringify(query)}` : undefined
   return {
@@ -61,7 +63,7 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
         return {...hit, cached: true}
       }
       tiles ??= new BaseTiles(map, options.tileBytes ?? 256 * 1024 * 1024)
-      const icons = await loadIcons(input, {dir: options.markersDir, remote: remoteIcons, anyAddress: options.iconsFromAnyAddress, fetched})
+      const icons = await loadIcons(input, {dir: options.markersDir, remote: remoteIcons, fetch, fetched})
       const view = viewOf(input)
       const png = draw(tiles, input, view, loaded, icons)
       const etag = `"${createHash('sha1').update(png).digest('base64url').slice(0, 20)}"`
