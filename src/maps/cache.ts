@@ -19,7 +19,10 @@ export class ImageCache {
   set(key: string, value: Rendered): void {
     if (value.png.length > this.maxBytes / 4) return
     const old = this.entries.get(key)
-    if (old) this.bytes -= old.png.length
+    if (old) {
+      this.bytes -= old.png.length
+      this.entries.delete(key)
+    }
     this.entries.set(key, value)
     this.bytes += value.png.length
     for (const [k, e] of this.entries) {

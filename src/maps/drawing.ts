@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import type {Engine, MapData} from '../map/mapdata.js'
 import type {Box} from './sea.js'
 import {type Parts, decodeParts} from './shapes.js'
+import {MASK_CELL} from './stage.js'
 
 export interface Shape extends Parts {
   layer: number
@@ -20,6 +21,8 @@ export class DrawingData implements Engine {
   private readonly query: Database.Statement | null
   /** Boxes where the region has data (see the stage's dataAreas). */
   readonly areas: Box[]
+  /** Cells of MASK_CELL degrees holding road nodes (flat x, y indices), or null for regions imported before the mask existed. */
+  private readonly mask: Int32Array | null
 
   constructor(db: Database.Database) {
     const columns = (db.prepare('PRAGMA table_info(maps_shapes)').all() as {name: string}[]).map((c) => c.name)
@@ -30,6 +33,20 @@ export class DrawingData implements Engine {
       : null
     const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined
     this.areas = areas ? JSON.parse(areas) : []
+    const mask = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'mask'").pluck().get() as string | undefined) : undefined
+    this.mask = mask ? Int32Array.from(JSON.parse(mask) as number[]) : null
+  }
+
+  /** The centres (lon, lat pairs) of the mask cells in `box`, or null when the region has no mask. */
+  maskIn(box: Box): number[] | null {
+    if (!this.mask) return null
+    const out: number[] = []
+    const x0 = Math.floor(box[0] / MASK_CELL), y0 = Math.floor(box[1] / MASK_CELL), x1 = Math.floor(box[2] / MASK_CELL), y1 = Math.floor(box[3] / MASK_CELL)
+    const m = this.mask
+    for (let i = 0; i < m.length; i += 2) {
+      if (m[i] >= x0 && m[i] <= x1 && m[i + 1] >= y0 && m[i + 1] <= y1) out.push((m[i] + 0.5) * MASK_CELL, (m[i + 1] + 0.5) * MASK_CELL)
+    }
+    return out
   }
 
   /** Whether the region was imported with the maps stage (older regions draw nothing). */

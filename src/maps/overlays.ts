@@ -1,4 +1,4 @@
-import type {Ctx} from './render.js'
+import type {Ctx} from './base.js'
 import type {MarkerGroup, PathInput} from './input.js'
 
 /** Height of the default pin in pixels (its tip is the location); `small` draws it at 0.7. */

@@ -29,14 +29,20 @@ export interface View {
   height: number
 }
 
-/** The view's pixel transform: `x(lon)`, `y(lat)` in image pixels, and the box it covers. */
-export function viewport(v: View) {
-  const cx = worldX(v.lon, v.zoom) - v.width / 2
-  const cy = worldY(v.lat, v.zoom) - v.height / 2
-  const box: [number, number, number, number] = [lonOf(cx, v.zoom), latOf(cy + v.height, v.zoom), lonOf(cx + v.width, v.zoom), latOf(cy, v.zoom)]
+/**
+ * The view's pixel transform: `x(lon)`, `y(lat)` in image pixels, the world pixel of the image's
+ * top-left corner (`ox`, `oy`, on whole device pixels at `scale`, so tiles and overlays line up
+ * exactly) and the box it covers.
+ */
+export function viewport(v: View, scale = 1) {
+  const ox = Math.round((worldX(v.lon, v.zoom) - v.width / 2) * scale) / scale
+  const oy = Math.round((worldY(v.lat, v.zoom) - v.height / 2) * scale) / scale
+  const box: [number, number, number, number] = [lonOf(ox, v.zoom), latOf(oy + v.height, v.zoom), lonOf(ox + v.width, v.zoom), latOf(oy, v.zoom)]
   return {
-    x: (lon: number) => worldX(lon, v.zoom) - cx,
-    y: (lat: number) => worldY(lat, v.zoom) - cy,
+    x: (lon: number) => worldX(lon, v.zoom) - ox,
+    y: (lat: number) => worldY(lat, v.zoom) - oy,
+    ox,
+    oy,
     box,
   }
 }

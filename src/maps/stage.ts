@@ -66,6 +66,7 @@ export const mapsStage: MapStage = {
     db.exec('BEGIN')
     const areas = dataAreas(db)
     db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('areas', JSON.stringify(areas))
+    db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('mask', JSON.stringify(dataCells(db)))
     const coast = (db.prepare("SELECT geometry FROM layer_features WHERE class = 'coastline' AND maxzoom = 22").pluck().all() as string[]).map(lineOf)
     for (const area of areas) {
       const inside = coast.filter((c) => {
@@ -124,6 +125,19 @@ function dataAreas(db: Database.Database): Box[] {
     areas.push([(b[0] - 1) * CELL, (b[1] - 1) * CELL, (b[2] + 2) * CELL, (b[3] + 2) * CELL].map((v) => Math.round(v * 1e7) / 1e7) as Box)
   }
   return areas
+}
+
+/** Side of the cells of the sea mask, in degrees (~1 km). */
+export const MASK_CELL = 0.01
+
+/**
+ * The cells of MASK_CELL degrees holding road nodes, as flat [x, y, ...] cell indices: the sea is
+ * drawn only near them (see drawBase), not out to the data area's box where the prolonged
+ * coastline is a guess.
+ */
+function dataCells(db: Database.Database): number[] {
+  const rows = db.prepare(`SELECT DISTINCT CAST(floor(lon / ${MASK_CELL}) AS INTEGER), CAST(floor(lat / ${MASK_CELL}) AS INTEGER) FROM graph_nodes`).raw().all() as [number, number][]
+  return rows.flat()
 }
 
 const lineOf = (geojson: string): Coords => (JSON.parse(geojson).coordinates as number[][]).flat()

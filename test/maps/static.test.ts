@@ -1,7 +1,10 @@
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createCanvas, loadImage} from '@napi-rs/canvas'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {addMarkerImage} from '../../src/maps/markers.js'
+import {setSetting} from '../../src/project/settings.js'
 import {worldX, worldY} from '../../src/maps/projection.js'
 import {importOsm} from '../../src/osm/index.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -92,6 +95,15 @@ describe('GET /maps/static', () => {
     expect(near(px.at(...(at(7.4160, 43.7400) as [number, number])), water, 10)).toBe(false)
   })
 
+  it('draws the sea only near the data: kilometres beyond the extract stay background, not a guessed coast', async () => {
+    const {bytes, headers} = await get('width=600&height=400&center=43.735,7.42&zoom=12')
+    const px = await pixels(bytes)
+    const at = projector(headers, 600, 400)
+    expect(px.at(...(at(7.43, 43.725) as [number, number]))).toEqual(hex('#a9d3f0'))
+    // the prolonged coastline once filled these with sea, over French land and open water alike
+    for (const [lon, lat] of [[7.37, 43.70], [7.45, 43.69]]) expect(px.at(...(at(lon, lat) as [number, number])), `${lat},${lon}`).toEqual(hex('#f3f0ea'))
+  })
+
   it('draws a marker in its colour at its projected pixel and a path through its points', async () => {
     const {bytes, headers} = await get('width=400&height=300&center=43.7384,7.4246&zoom=16&markers=color:0xff0000|43.7384,7.4246&markers=color:blue|size:small|43.7370,7.4230&path=stroke:0x00ff00|width:6|borderWidth:0|43.7390,7.4225|43.7400,7.4280|43.7375,7.4270')
     const px = await pixels(bytes)
@@ -132,6 +144,36 @@ describe('GET /maps/static', () => {
     expect(encoded.status).toBe(200)
   })
 
+  it('keeps labels off the paths: a path through a place label leaves no text beside it', async () => {
+    // MONTE-CARLO is labelled at its place point, the image centre; the path runs through it
+    const q = 'width=400&height=300&center=43.7402961,7.426559&zoom=15'
+    const dark = (p: number[]) => p[0] < 100 && p[1] < 100 && p[2] < 110
+    const darkBeside = async (query: string) => {
+      const px = await pixels((await get(query)).bytes)
+      let n = 0
+      for (let y = 141; y <= 159; y++) for (let x = 0; x < 400; x++) if (dark(px.at(x, y))) n++
+      return n
+    }
+    const path = 'path=stroke:0x00ff00|width:4|borderWidth:0|43.7402961,7.41|43.7402961,7.445'
+    expect(await darkBeside(q)).toBeGreaterThan(30) // the label is there without the path
+    expect(await darkBeside(`${q}&${path}`)).toBe(0)
+  })
+
+  it('draws from cached tiles what it draws cold (the next image nearby reuses tiles)', async () => {
+    const {createStaticMaps, parseStaticMap} = await import('../../src/maps/index.js')
+    const options = {stylesDir: 'config/styles', markersDir: dataDir}
+    const view = (lon: number) => parseStaticMap({width: '300', height: '200', center: `43.7384,${lon}`, zoom: '16', scale: '2'})
+    const cold = await createStaticMaps(server.system.map, options).render(view(7.4246))
+    const warm = createStaticMaps(server.system.map, options)
+    await warm.render(view(7.4236)) // shares most tiles with the next
+    const reused = await warm.render(view(7.4246))
+    expect(reused.cached).toBe(false)
+    const a = await pixels(cold.png), b = await pixels(reused.png)
+    let off = 0
+    for (let y = 0; y < 400; y++) for (let x = 0; x < 600; x++) if (!near(a.at(x, y), b.at(x, y), 40)) off++
+    expect(off / (600 * 400)).toBeLessThan(0.002)
+  })
+
   it('labels in the requested language from name:<lang>, falling back to the local name', async () => {
     const q = 'width=400&height=300&center=43.7318,7.4215&zoom=16'
     const local = await get(`${q}&language=local`)
@@ -158,6 +200,46 @@ describe('GET /maps/static', () => {
     expect(near(px.at(100, 100 - 16), [0, 200, 83])).toBe(true)
     expect(near(px.at(100 + 30, 100 - 2), [0, 200, 83])).toBe(true)
     expect(near(px.at(100 + 40, 100 - 16), [0, 200, 83])).toBe(false)
+  })
+
+  it('draws http(s) marker icons only with maps.remoteIcons on, never from a private address, within size limits', async () => {
+    const c = createCanvas(40, 40)
+    c.getContext('2d').fillStyle = '#ff6d00'
+    c.getContext('2d').fillRect(0, 0, 40, 40)
+    const png = c.toBuffer('image/png')
+    const receiver = createServer((req, res) => {
+      if (req.url === '/pin.png') res.end(png)
+      else if (req.url === '/huge.png') res.end(Buffer.alloc(300 * 1024))
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+    try {
+      const q = (icon: string) => `width=200&height=200&center=43.7384,7.4246&zoom=15&markers=icon:${icon}|43.7384,7.4246`
+      const off = await get(q(`${base}/pin.png`))
+      expect(off.status).toBe(400)
+      expect(off.json().meta).toMatchObject({param: 'markers', message: expect.stringMatching(/maps\.remoteIcons/)})
+      setSetting(server.system.store, false, 'maps.remoteIcons', true)
+      const local = await get(q(`${base}/pin.png`))
+      expect(local.status).toBe(400)
+      expect(local.json().meta.message).toMatch(/private address/)
+      // a deployment may allow its own network: the same icon is fetched, drawn bottom centre on the location
+      const {createStaticMaps, parseStaticMap} = await import('../../src/maps/index.js')
+      const maps = createStaticMaps(server.system.map, {stylesDir: 'config/styles', markersDir: dataDir, iconsFromAnyAddress: true})
+      const input = (icon: string) => parseStaticMap(Object.fromEntries(new URLSearchParams(q(icon))))
+      const drawn = await pixels((await maps.render(input(`${base}/pin.png`), undefined, {remoteIcons: true})).png)
+      expect(near(drawn.at(100, 80), [255, 109, 0])).toBe(true)
+      for (const [file, why] of [['missing.png', /answered 404/], ['huge.png', /larger than 256 KB/]] as const) {
+        await expect(maps.render(input(`${base}/${file}`), undefined, {remoteIcons: true})).rejects.toThrow(why)
+      }
+      const redirect = createServer((_req, res) => res.writeHead(302, {location: `${base}/pin.png`}).end())
+      await new Promise<void>((resolve) => redirect.listen(0, '127.0.0.1', resolve))
+      await expect(maps.render(input(`http://127.0.0.1:${(redirect.address() as AddressInfo).port}/x.png`), undefined, {remoteIcons: true})).rejects.toThrow(/answered 302/)
+      redirect.close()
+    } finally {
+      setSetting(server.system.store, false, 'maps.remoteIcons', false)
+      receiver.close()
+    }
   })
 
   it('asks for the publishable key in the query: 401 without or with a bad one', async () => {

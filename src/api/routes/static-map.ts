@@ -1,4 +1,5 @@
 import {parseStaticMap} from '../../maps/index.js'
+import {getSettings} from '../../project/settings.js'
 import type {Api} from '../router.js'
 
 /** `GET /maps/static`: a PNG (the key in `publishableKey`), with ETag/304 and Cache-Control. */
@@ -6,8 +7,9 @@ export function staticMapRoutes(api: Api): void {
   const {staticMaps} = api.ctx
   api.route('get', '/maps/static', {auth: 'P', limit: 'staticMaps', root: true, key: (req) => stringOf(req.query.publishableKey)}, async (req, res) => {
     const {publishableKey: _, ...query} = req.query
-    const input = parseStaticMap(query)
-    const {png, etag, view} = await staticMaps.render(input, JSON.stringify(input))
+    // a repeat is answered from the finished image without parsing its query again
+    const {png, etag, view} =
+      staticMaps.cached(query) ?? (await staticMaps.render(parseStaticMap(query), query, {remoteIcons: getSettings(api.ctx.store, req.auth.live)['maps.remoteIcons']}))
     res.setHeader('ETag', etag)
     res.setHeader('Cache-Control', 'public, max-age=3600')
     // the view shown, also when fitted to markers and paths (lets a client place its own overlays)
