@@ -44,6 +44,8 @@ interface Shape {layer: Layer; cls: string; name: string | null; names?: string 
  */
 export const mapsStage: MapStage = {
   name: 'maps',
+  // 2: the cells holding roads, for drawing sea only near them (maps_meta)
+  version: 2,
   async build(ctx) {
     const {db} = ctx
     db.exec(SCHEMA)

@@ -127,7 +127,7 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
         dir: finalName,
         db: 'map.db',
         blobs: derived.blobs,
-        stages: stages.map((s) => s.name),
+        stages: stages.map((s) => s.id),
         source: path.basename(file),
         importedAt: new Date().toISOString(),
         bbox: builder.bbox,

@@ -13,6 +13,11 @@ import {type MapBlob, type Sections, readBlob, writeBlob} from '../map/blob.js'
 export interface MapStage {
   /** Short name shown in progress and the summary (`a-z 0-9 _ -`). */
   name: string
+  /**
+   * Bumped when what the stage writes changes: the manifest records `name@version`, and the demo
+   * re-imports the bundled region when its recorded stages differ from today's.
+   */
+  version?: number
   build(ctx: StageContext): Promise<void> | void
   /** Checks what `build` wrote (its blobs were already checksummed); throw to abort the swap. */
   verify?(ctx: StageContext): Promise<void> | void
@@ -37,8 +42,13 @@ export interface StageContext {
   warn(message: string): void
 }
 
+/** How a manifest records a stage: `name`, or `name@version` past version 1. */
+export const stageId = (stage: Pick<MapStage, 'name' | 'version'>) => (stage.version && stage.version > 1 ? `${stage.name}@${stage.version}` : stage.name)
+
 export interface StageResult {
   name: string
+  /** `stageId` of the stage */
+  id: string
   seconds: number
   /** blobs this stage wrote, with their sizes in bytes */
   blobs: Record<string, number>
@@ -89,7 +99,7 @@ export async function runStages(run: StageRun): Promise<{stages: StageResult[]; 
     rw.pragma('synchronous = OFF') // the whole build directory is fsynced before the swap
     for (const stage of run.stages) {
       const started = performance.now()
-      const result: StageResult = {name: stage.name, seconds: 0, blobs: {}}
+      const result: StageResult = {name: stage.name, id: stageId(stage), seconds: 0, blobs: {}}
       const ctx = context(rw, 'stages', stage, result)
       await ctx.progress(0, 1)
       try {

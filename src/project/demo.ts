@@ -3,6 +3,7 @@ import path from 'node:path'
 import {PACKAGE_ROOT} from '../config/index.js'
 import {readManifest} from '../map/index.js'
 import {importOsm, type ImportResult} from '../osm/index.js'
+import {stageId} from '../osm/stage.js'
 import {STAGES} from '../osm/stages.js'
 import type {Store} from '../store/db.js'
 import {createKey, type KeyEnv, type KeyType} from './keys.js'
@@ -36,7 +37,7 @@ export async function ensureDemoKeys(store: Store, dataDir: string): Promise<Dem
 export async function ensureDemoMap(dataDir: string): Promise<ImportResult | undefined> {
   const {regions} = readManifest(dataDir)
   const demo = regions.monaco
-  const stale = demo !== undefined && demo.source === path.basename(BUNDLED_EXTRACT) && STAGES.some((s) => !demo.stages?.includes(s.name))
+  const stale = demo !== undefined && demo.source === path.basename(BUNDLED_EXTRACT) && STAGES.some((s) => !demo.stages?.includes(stageId(s)))
   if (Object.keys(regions).length > 0 && !stale) return undefined
   return importOsm(BUNDLED_EXTRACT, {dataDir, region: 'monaco', add: true})
 }
