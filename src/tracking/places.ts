@@ -88,3 +88,27 @@ export function passesFilters(hit: {category: string; chainSlug: string | null},
   if (!chain?.length && !category?.length) return true
   return (!!hit.chainSlug && !!chain?.includes(hit.chainSlug)) || !!category?.includes(hit.category)
 }
+
+/** A chain on `user.topChains`: what the spec shows, and how many visits put it there. */
+export interface ChainVisits {
+  name: string
+  slug: string
+  externalId?: string
+  visits: number
+}
+
+/** How many chains `user.topChains` keeps. */
+const TOP_CHAINS = 10
+
+/**
+ * `user.topChains` after a visit to a place of `chain` (DECISIONS is silent; docs/api/tracking.md):
+ * the chains whose places the user entered, most visits first, the latest visit first among equals.
+ */
+export function withVisit(top: readonly ChainVisits[], chain: {name: string; slug: string; externalId?: string}): ChainVisits[] {
+  const before = top.find((c) => c.slug === chain.slug)
+  const visited: ChainVisits = {name: chain.name, slug: chain.slug, ...(chain.externalId ? {externalId: chain.externalId} : {}), visits: (before?.visits ?? 0) + 1}
+  const rest = top.filter((c) => c.slug !== chain.slug)
+  const at = rest.findIndex((c) => c.visits <= visited.visits)
+  rest.splice(at === -1 ? rest.length : at, 0, visited)
+  return rest.slice(0, TOP_CHAINS)
+}

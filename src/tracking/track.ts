@@ -12,7 +12,7 @@ import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
 import {type UserRow, userJsonWith} from '../users/json.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
-import {passesFilters, type PlaceHit, placesAt} from './places.js'
+import {type ChainVisits, passesFilters, type PlaceHit, placesAt, withVisit} from './places.js'
 import type {TrackInput} from './input.js'
 import {type Fix, movePresence, operatingField} from './presence.js'
 import {type EtaSource, moveTrip, tripEvents} from './trips.js'
@@ -116,7 +116,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
   const {transitions, inside, commit} = movePresence(tx, live, row.id, fix, settings, generate, !before)
 
-  const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: []}
+  const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: context.topChains ?? []}
   const regionEvents: Array<{type: string; region: Region}> = []
   if (settings['regions.enabled']) {
     const regions = regionsAt(lng, lat, deps.map)
@@ -155,13 +155,15 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     if (!place && hits.length && (input.stopped || input.foreground)) {
       place = hits[0]
       if (passesFilters(place, settings)) placeEvents.push({type: 'user.entered_place', place: place.json, alternatePlaces: hits.slice(1, 4).map((h) => h.json)})
+      const chain = place.json.chain as {name: string; slug: string; externalId?: string} | undefined
+      if (chain) next.topChains = withVisit(next.topChains as ChainVisits[], chain)
     }
     next.place = place?.json ?? null
   }
   if (fraud) next.fraud = fraud
   if (!generate) {
     // a blocked user's state stays as it was: only location and the fraud verdict change
-    for (const key of [...Object.values(REGION_FIELDS), 'beacons', 'place']) if (key in context) next[key] = context[key]
+    for (const key of [...Object.values(REGION_FIELDS), 'beacons', 'place', 'topChains']) if (key in context) next[key] = context[key]
     regionEvents.length = 0
     beaconEvents.length = 0
     placeEvents.length = 0

@@ -43,4 +43,25 @@ describe('places on track (imported Monaco POIs)', () => {
     const context = await server.call('GET', `/v1/context?coordinates=${poi.lat},${poi.lon}`, {key: server.keys.testPk})
     expect(context.body.place.name).toBe(poi.name)
   })
+  it('topChains: the chains of places entered, most visits first, with the chain mapping\'s externalId', async () => {
+    const db = server.system.map.db('monaco')!
+    // two branded point POIs of different chains, each with no other POI within 10 m (the fix is on the POI: nearest first)
+    const points = db.prepare('SELECT name, chain, lon, lat FROM places WHERE footprint IS NULL AND chain IS NOT NULL ORDER BY id').all() as Array<{name: string; chain: string; lon: number; lat: number}>
+    const all = db.prepare('SELECT lon, lat FROM places').all() as Array<{lon: number; lat: number}>
+    const alone = points.filter((p) => all.every((q) => (q.lon === p.lon && q.lat === p.lat) || Math.hypot((q.lon - p.lon) * 80_000, (q.lat - p.lat) * 111_000) > 10))
+    const [a, b] = alone.filter((p, i) => alone.findIndex((q) => q.chain === p.chain) === i)
+    expect(b, 'two lone branded POIs of different chains in Monaco').toBeDefined()
+    const slug = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+    setSettings(server.store, false, {'places.chainMappings': {[slug(b.chain)]: 'store-chain-b'}})
+    const visit = async (p: {name: string; lon: number; lat: number}) => {
+      expect((await track('chains', p.lon, p.lat, true)).body.user.place.name).toBe(p.name)
+      return (await track('chains', p.lon, p.lat + 0.01, false)).body.user.topChains
+    }
+    expect(await visit(a)).toEqual([{name: a.chain, slug: slug(a.chain), visits: 1}])
+    await visit(b)
+    expect(await visit(b)).toEqual([
+      {name: b.chain, slug: slug(b.chain), externalId: 'store-chain-b', visits: 2},
+      {name: a.chain, slug: slug(a.chain), visits: 1},
+    ])
+  })
 })
