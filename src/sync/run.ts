@@ -1,4 +1,5 @@
 import {mkdirSync, rmSync} from 'node:fs'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
@@ -25,7 +26,7 @@ export function startSync(system: System, source: SyncSource, trigger: Trigger):
   const run: SyncRun = {
     id: newId(), source_id: source.id, live: source.live, trigger, status: 'running',
     created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, error: null, etag: null, hash: null, bytes: null,
-    started_at: nowIso(), finished_at: null, duration_ms: null,
+    started_at: nowIso(), finished_at: null, duration_ms: null, pid: process.pid, host: hostname(),
   }
   write(system.store, (tx) => tx.run(system.store.db.insertInto('sync_runs').values(run)))
   const map = bySource
