@@ -19,6 +19,8 @@ export class KnownRows {
   private readonly tag: number
   private readonly externalId: number
   private readonly type: number
+  /** False when no geofence of this environment was imported yet (a first import need not look any row up). */
+  private readonly any: boolean
 
   constructor(store: Store, private readonly live: boolean, header: Header, source: string | undefined) {
     this.prefix = `${ROW_FORMAT}\u0001${source ?? ''}\u0001${header.names.join('\u0001')}\u0002`
@@ -26,6 +28,7 @@ export class KnownRows {
     this.tag = header.names.indexOf('tag')
     this.externalId = header.names.indexOf('externalId')
     this.type = header.names.indexOf('type')
+    this.any = store.statement('SELECT 1 FROM geofences WHERE live = ? AND import_hash IS NOT NULL LIMIT 1').get(live ? 1 : 0) !== undefined
   }
 
   /** The hash of a row's text (cells as many as the header's), or undefined for a row that is always parsed. */
@@ -38,7 +41,7 @@ export class KnownRows {
   unchanged(cells: string[], rowHash: string): string | undefined {
     const tag = cells[this.tag]
     const externalId = cells[this.externalId]
-    if (!tag || !externalId) return undefined
+    if (!this.any || !tag || !externalId) return undefined
     const stored = this.lookup.get(this.live ? 1 : 0, tag, externalId) as {id: string; import_hash: string | null; updated_at: string} | undefined
     return stored && stored.import_hash === `${rowHash} ${stored.updated_at}` ? stored.id : undefined
   }
