@@ -6,7 +6,7 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {spawnServe, tempDir} from '../helpers.js'
+import {spawnServe, startTestServer, tempDir} from '../helpers.js'
 
 const run = promisify(execFile)
 const BIN = path.resolve('bin/run.js')
@@ -61,6 +61,21 @@ describe('loc geofences import / sync', () => {
       expect(await server.stop()).toBe(0)
     }
   }, 120_000)
+
+  it('the next /v1/track after a CLI import enters the imported geofences', async () => {
+    const server = await startTestServer()
+    try {
+      const track = (deviceId: string) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {deviceId, latitude: 43.7396, longitude: 7.4286, accuracy: 10}})
+      expect((await track('before')).body.events).toEqual([])
+      const imported = await loc(['geofences', 'import', 'docs/examples/geofences.csv', '--env', 'test'], {LOC_DATA_DIR: server.dataDir})
+      expect(imported.code).toBe(0)
+      const entered = await track('after')
+      expect(entered.body.events.map((e: any) => [e.type, e.geofence.tag, e.geofence.externalId])).toEqual([['user.entered_geofence', 'venue', 'casino']])
+      expect(entered.body.user.geofences.map((g: any) => g.description)).toEqual(['Casino de Monte-Carlo'])
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
 
   it('sync add|run|list|remove with a credentials profile that never appears in output, logs or the database', async () => {
     const config = path.join(dataDir, 'sync.json')
