@@ -92,6 +92,37 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
   return recorded
 }
 
+/**
+ * Marks the runs left `running` by a process that is gone (killed, crashed, the machine restarted)
+ * as failed, and returns how many. Such a run changed nothing: an import writes in one transaction
+ * at its end. A run of another host is left alone (its process cannot be checked from here).
+ */
+export function failAbandonedRuns(store: Store): number {
+  const runs = store.sqlite.prepare("SELECT id, pid, host FROM sync_runs WHERE status = 'running'").all() as Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>
+  const ours = new Set([...(running.get(store)?.values() ?? [])].map((r) => r.run.id))
+  const here = hostname()
+  const abandoned = runs.filter((r) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !alive(r.pid))))
+  if (!abandoned.length) return 0
+  const finishedAt = nowIso()
+  write(store, (tx) => {
+    for (const r of abandoned) {
+      const error = `the process running this sync${r.pid === null ? '' : ` (pid ${r.pid})`} ended before the run finished; nothing was changed`
+      tx.run(store.db.updateTable('sync_runs').set({status: 'failed', error, finished_at: finishedAt}).where('id', '=', r.id).where('status', '=', 'running'))
+    }
+  })
+  return abandoned.length
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, owned by another user
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** Waits for every sync running on this store (shutdown). */
 export async function syncsSettled(store: Store): Promise<void> {
   await Promise.all([...(running.get(store)?.values() ?? [])].map((r) => r.done.catch(() => undefined)))
