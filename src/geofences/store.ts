@@ -6,7 +6,6 @@ import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
-import {geometryJson} from './geometry.js'
 import {duplicateGeofence, type GeofenceInput} from './input.js'
 
 export type GeofenceRow = Selectable<GeofenceTable>
@@ -23,7 +22,7 @@ export function contentColumns(input: GeofenceInput, updatedAt: string) {
     external_id: input.externalId ?? null,
     description: input.description,
     type: input.type,
-    geometry: geometryJson(shape.geometry),
+    geometry: JSON.stringify(shape.geometry),
     center_lng: shape.center[0],
     center_lat: shape.center[1],
     radius: shape.radius,

@@ -73,7 +73,7 @@ function geofenceKind(system: System, live: boolean): Kind<GeofenceInput> {
     row(input, source) {
       const missing = (['tag', 'externalId'] as const).filter((k) => input[k] === undefined)
       if (missing.length) return missing.map((column) => ({row: 0, column, reason: 'required (rows are matched on tag and externalId)'}))
-      return {...contentColumns(input, ''), sync_source: source}
+      return Object.assign(contentColumns(input, ''), {sync_source: source})
     },
     key: (input) => `${input.tag}\u0000${input.externalId}`,
   }

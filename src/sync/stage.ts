@@ -36,8 +36,10 @@ const ROWS_PER_STATEMENT = 250
  * One stage per table and store: imports on one store run one at a time (`exclusive`).
  */
 export class Stage {
-  /** Staged rows not yet written: `id, live, hash, ...columns` each, flat. */
+  /** Staged rows not yet written: `id, live, hash, seq, ...columns` each, flat. */
   private pending: unknown[] = []
+  /** Staged rows so far: each row's `seq`, its stamp's offset when written. */
+  private staged = 0
   /** Kept rows not yet written: `existing, live, tag, external_id` each, flat. */
   private kept: unknown[] = []
   private readonly name: string
@@ -47,9 +49,9 @@ export class Stage {
     // one table per column set (a sync stages `sync_source`, a file import does not)
     const table = `import_${spec.table}_${createHash('sha1').update(spec.columns.join()).digest('hex').slice(0, 8)}`
     this.name = `temp.${table}`
-    this.width = spec.columns.length + 3
+    this.width = spec.columns.length + 4
     write(store, (tx) => {
-      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (id, live, hash, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
+      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
       tx.run(CompiledQuery.raw(`CREATE INDEX IF NOT EXISTS temp.${table}_key ON ${table} (tag, external_id)`))
       tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`))
     })
@@ -57,7 +59,7 @@ export class Stage {
 
   /** Adds a row (an object with every column of the spec) and the hash of its text; written in batches. */
   add(id: string, row: Record<string, unknown>, hash?: string): void {
-    this.pending.push(id, this.live ? 1 : 0, hash ?? null)
+    this.pending.push(id, this.live ? 1 : 0, hash ?? null, this.staged++)
     for (const column of this.spec.columns) this.pending.push(row[column] ?? null)
     if (this.pending.length >= BATCH * this.width) this.flush()
   }
@@ -73,7 +75,7 @@ export class Stage {
     const {pending, kept} = this
     this.pending = []
     this.kept = []
-    const columns = ['id', 'live', 'hash', ...this.spec.columns].join(', ')
+    const columns = ['id', 'live', 'hash', 'seq', ...this.spec.columns].join(', ')
     write(this.store, (tx) => {
       insertMany(tx.run.bind(tx), `INSERT INTO ${this.name} (${columns}) VALUES `, this.width, pending)
       insertMany(tx.run.bind(tx), `INSERT INTO ${this.name} (existing, live, tag, external_id, changed) VALUES `, 4, kept, '0')
@@ -106,15 +108,16 @@ export class Stage {
           : tx.run(run(`DELETE ${orphans}`, [options.pruneSource]))
       }
       if (!options.dryRun && counts.written) {
-        // one fresh stamp per written row, in file order: list cursors (`updatedBefore`) need distinct stamps
-        const first = reserveMs(counts.written)
+        // a fresh stamp per written row, in file order (list cursors need distinct stamps): the row's
+        // `seq` milliseconds after the first of as many as were staged (a window numbering cost 40 % more)
+        const first = reserveMs(this.staged)
         const stamp = `strftime('%Y-%m-%dT%H:%M:%S', ms / 1000, 'unixepoch') || printf('.%03dZ', ms % 1000)`
         const hashColumn = hashed ? ', import_hash' : ''
         const set = compared.map((c) => `${c} = excluded.${c}`).join(', ')
         tx.run(run(`INSERT INTO main.${table} (id, live, ${columns.join(', ')}${hashColumn}, created_at, updated_at)
           SELECT id, live, ${columns.join(', ')}${hashed ? `, hash || ' ' || stamp` : ''}, stamp, stamp
-          FROM (SELECT *, ${stamp} AS stamp FROM (SELECT *, ? + row_number() OVER (ORDER BY rowid) - 1 AS ms FROM ${stage} WHERE changed))
-          WHERE true ORDER BY ms
+          FROM (SELECT *, ${stamp} AS stamp FROM (SELECT *, ? + seq AS ms FROM ${stage} WHERE changed))
+          WHERE true
           ON CONFLICT (live, tag, external_id) WHERE external_id IS NOT NULL DO UPDATE SET ${set}${hashed ? ', import_hash = excluded.import_hash' : ''}, updated_at = excluded.updated_at`, [first]))
       }
       if (!options.dryRun && hashed) {
@@ -123,6 +126,7 @@ export class Stage {
           WHERE s.existing = ${table}.id AND NOT s.changed AND s.hash IS NOT NULL AND ${table}.import_hash IS NOT s.hash || ' ' || ${table}.updated_at`))
       }
       tx.run(run(`DELETE FROM ${stage}`))
+      this.staged = 0
       return {created: counts.created ?? 0, updated: counts.updated ?? 0, unchanged: counts.unchanged ?? 0, deleted}
     })
   }
@@ -130,6 +134,7 @@ export class Stage {
   /** Empties the stage without writing (an import that failed). */
   discard(): void {
     this.pending = []
+    this.staged = 0
     this.kept = []
     write(this.store, (tx) => tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`)))
   }
