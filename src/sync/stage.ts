@@ -52,7 +52,6 @@ export class Stage {
     this.width = spec.columns.length + 4
     write(store, (tx) => {
       tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
-      tx.run(CompiledQuery.raw(`CREATE INDEX IF NOT EXISTS temp.${table}_key ON ${table} (tag, external_id)`))
       tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`))
     })
   }
@@ -103,6 +102,8 @@ export class Stage {
         (SELECT 1 FROM ${stage} s WHERE s.tag = ${table}.tag AND s.external_id = ${table}.external_id)`
       let deleted = 0
       if (options.pruneSource !== undefined) {
+        // indexed for the prune only (kept up while staging, the index cost every import)
+        tx.run(run(`CREATE INDEX IF NOT EXISTS ${stage}_key ON ${stage.slice(5)} (tag, external_id)`))
         deleted = options.dryRun
           ? tx.get<{n: number}>(run(`SELECT count(*) AS n ${orphans}`, [options.pruneSource]))!.n
           : tx.run(run(`DELETE ${orphans}`, [options.pruneSource]))
@@ -126,6 +127,7 @@ export class Stage {
           WHERE s.existing = ${table}.id AND NOT s.changed AND s.hash IS NOT NULL AND ${table}.import_hash IS NOT s.hash || ' ' || ${table}.updated_at`))
       }
       tx.run(run(`DELETE FROM ${stage}`))
+      tx.run(run(`DROP INDEX IF EXISTS ${stage}_key`))
       this.staged = 0
       return {created: counts.created ?? 0, updated: counts.updated ?? 0, unchanged: counts.unchanged ?? 0, deleted}
     })
@@ -144,13 +146,16 @@ export class Stage {
 function insertMany(run: (query: CompiledQuery) => number, head: string, width: number, values: unknown[], extra?: string): void {
   const rows = values.length / width
   const tuple = `(${Array(width).fill('?').join(', ')}${extra ? `, ${extra}` : ''})`
-  const full = head + Array(ROWS_PER_STATEMENT).fill(tuple).join(', ')
+  const full = statements.get(head + tuple) ?? statements.set(head + tuple, head + Array(ROWS_PER_STATEMENT).fill(tuple).join(', ')).get(head + tuple)!
   let row = 0
   for (; row + ROWS_PER_STATEMENT <= rows; row += ROWS_PER_STATEMENT) {
     run(CompiledQuery.raw(full, values.slice(row * width, (row + ROWS_PER_STATEMENT) * width)))
   }
   for (; row < rows; row++) run(CompiledQuery.raw(head + tuple, values.slice(row * width, (row + 1) * width)))
 }
+
+/** The text of each many-row INSERT, by its head and row (22 KB strings, built once). */
+const statements = new Map<string, string>()
 
 const locks = new WeakMap<Store, Promise<unknown>>()
 
