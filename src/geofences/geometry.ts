@@ -1,4 +1,4 @@
-import {centerOfMass, circle, distance, polygon as turfPolygon} from '@turf/turf'
+import {centerOfMass, distance, polygon as turfPolygon} from '@turf/turf'
 
 export type Position = [lng: number, lat: number]
 export interface PolygonGeometry {
@@ -27,11 +27,36 @@ export function isPosition(value: unknown): value is Position {
     && value[0] >= -180 && value[0] <= 180 && value[1] >= -90 && value[1] <= 90
 }
 
-/** A circle as a 64-sided polygon around `center`. */
+/** Earth's mean radius in meters, as turf uses it: circles drawn here equal turf's `circle` to the last bit. */
+const EARTH_RADIUS_M = 6371008.8
+const toRadians = (degrees: number) => ((degrees % 360) * Math.PI) / 180
+const toDegrees = (radians: number) => ((radians % (2 * Math.PI)) * 180) / Math.PI
+/** sin and cos of each step's bearing (counter-clockwise from north, turf's order). */
+const BEARING_SIN = new Float64Array(CIRCLE_STEPS)
+const BEARING_COS = new Float64Array(CIRCLE_STEPS)
+for (let i = 0; i < CIRCLE_STEPS; i++) {
+  const bearing = toRadians((i * -360) / CIRCLE_STEPS)
+  BEARING_SIN[i] = Math.sin(bearing)
+  BEARING_COS[i] = Math.cos(bearing)
+}
+
+/**
+ * A circle as a 64-sided polygon around `center`: each vertex the great-circle destination at
+ * `radiusM` on one bearing (turf's `destination` formula, with the trigonometry of the center and
+ * of the bearings done once instead of per vertex; bulk imports draw a circle per row).
+ */
 export function circleShape(center: Position, radiusM: number): Shape {
-  const ring = circle(center, radiusM, {steps: CIRCLE_STEPS, units: 'meters'}).geometry.coordinates[0]
-    .map(([lng, lat]) => [round(lng), round(lat)] as Position)
-  ring[ring.length - 1] = ring[0]
+  const lng1 = toRadians(center[0])
+  const lat1 = toRadians(center[1])
+  const angle = radiusM / EARTH_RADIUS_M
+  const sinLat1 = Math.sin(lat1), cosLat1 = Math.cos(lat1), sinAngle = Math.sin(angle), cosAngle = Math.cos(angle)
+  const ring: Position[] = new Array(CIRCLE_STEPS + 1)
+  for (let i = 0; i < CIRCLE_STEPS; i++) {
+    const lat2 = Math.asin(sinLat1 * cosAngle + cosLat1 * sinAngle * BEARING_COS[i])
+    const lng2 = lng1 + Math.atan2(BEARING_SIN[i] * sinAngle * cosLat1, cosAngle - sinLat1 * Math.sin(lat2))
+    ring[i] = [round(toDegrees(lng2)), round(toDegrees(lat2))]
+  }
+  ring[CIRCLE_STEPS] = ring[0]
   return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: radiusM})
 }
 
@@ -82,3 +107,4 @@ function withBbox(shape: Omit<Shape, 'bbox'>): Shape {
   }
   return {...shape, bbox: {minLng, minLat, maxLng, maxLat}}
 }
+

@@ -77,6 +77,8 @@ export interface GeofenceTable {
   updated_at: string
   /** The sync source that last wrote it (migration 006); `--prune` deletes only its own. */
   sync_source: string | null
+  /** `<CSV row text hash> <updated_at>` of the import that wrote it (migration 008, src/sync/known.ts). */
+  import_hash: string | null
 }
 
 export interface BeaconTable {
@@ -277,4 +279,7 @@ export interface SyncRunTable {
   started_at: string
   finished_at: string | null
   duration_ms: number | null
+  /** The process running it (migration 008): a `running` run whose process is gone is marked failed. */
+  pid: number | null
+  host: string | null
 }

@@ -1,10 +1,9 @@
 import {createHash} from 'node:crypto'
-import {lookup} from 'node:dns/promises'
 import {createWriteStream} from 'node:fs'
-import {BlockList, isIP} from 'node:net'
 import {Readable, Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 import type {Config} from '../config/index.js'
+import {literalPrivate, publicLookup} from '../webhooks/target.js'
 import {s3Location} from './input.js'
 import {displayUrl, type SyncSource} from './sources.js'
 
@@ -14,29 +13,17 @@ export type Fetched = {notModified: true} | {notModified: false; bytes: number; 
 /** Why a download failed, in words for the run record (never a credential). */
 export class DownloadFailed extends Error {}
 
-const PRIVATE = new BlockList()
-for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3]] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4')
-}
-for (const [net, bits] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, bits, 'ipv6')
-
-/** Loopback, private, link-local, carrier-grade NAT, multicast and unspecified addresses (IPv4-mapped IPv6 too). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped) return PRIVATE.check(mapped[1], 'ipv4')
-  return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+/**
+ * Refuses a private or loopback source unless `sync.allowPrivateUrls`. A literal address is checked
+ * here; a name is checked as the connection resolves it (`publicLookup`): the address checked is the
+ * address connected to, so a name cannot be re-pointed inside the network in between (DNS rebinding).
+ */
+function refuseLiteralPrivate(url: URL, config: Config): void {
+  if (!config.sync.allowPrivateUrls && literalPrivate(url)) throw privateRefused(url.hostname)
 }
 
-async function refusePrivate(url: URL, config: Config): Promise<void> {
-  if (config.sync.allowPrivateUrls) return
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  const addresses = isIP(host) ? [host] : (await lookup(host, {all: true}).catch(() => {
-    throw new DownloadFailed(`cannot resolve ${host}`)
-  })).map((a) => a.address)
-  if (addresses.some(isPrivateAddress)) {
-    throw new DownloadFailed(`${host} is a private or loopback address; set sync.allowPrivateUrls in the config to allow it`)
-  }
-}
+const privateRefused = (host: string, resolved = false) =>
+  new DownloadFailed(`${host} ${resolved ? 'resolves to' : 'is'} a private or loopback address; set sync.allowPrivateUrls in the config to allow it`)
 
 /** A profile's value; `env:NAME` reads the variable NAME. */
 function secret(value: string | undefined): string | undefined {
@@ -69,24 +56,33 @@ async function fromUrl(source: SyncSource, config: Config, file: string, etag: s
   const authorization = secret(profile?.authorization)
   if (authorization) headers.authorization = authorization
   if (etag) headers['if-none-match'] = etag
+  // undici's own fetch, so its Agent (the connect-time lookup) always matches it
+  const {Agent, fetch} = await import('undici')
+  const dispatcher = new Agent(config.sync.allowPrivateUrls ? {} : {connect: {lookup: publicLookup()}})
   let url = new URL(source.url)
-  for (let hops = 0; ; hops++) {
-    await refusePrivate(url, config)
-    const response = await fetch(url, {headers, signal, redirect: 'manual'})
-    if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.headers.get('location')) {
-      await response.body?.cancel()
-      if (hops >= 5) throw new DownloadFailed('too many redirects')
-      url = new URL(response.headers.get('location')!, url)
-      continue
+  try {
+    for (let hops = 0; ; hops++) {
+      refuseLiteralPrivate(url, config)
+      const response = await fetch(url, {headers, signal, redirect: 'manual', dispatcher}).catch((error: Error & {cause?: {code?: string}}) => {
+        throw error.cause?.code === 'EPRIVATE' ? privateRefused(url.hostname, true) : error
+      })
+      if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.headers.get('location')) {
+        await response.body?.cancel()
+        if (hops >= 5) throw new DownloadFailed('too many redirects')
+        url = new URL(response.headers.get('location')!, url)
+        continue
+      }
+      if (response.status === 304) return {notModified: true}
+      if (!response.ok || !response.body) {
+        await response.body?.cancel()
+        throw new DownloadFailed(`HTTP ${response.status} from ${displayUrl(url.href)}`)
+      }
+      const length = response.headers.get('content-length')
+      const saved = await save(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), file, config.sync.maxBytes, length === null ? undefined : Number(length))
+      return {notModified: false, ...saved, etag: response.headers.get('etag')}
     }
-    if (response.status === 304) return {notModified: true}
-    if (!response.ok || !response.body) {
-      await response.body?.cancel()
-      throw new DownloadFailed(`HTTP ${response.status} from ${displayUrl(url.href)}`)
-    }
-    const length = response.headers.get('content-length')
-    const saved = await save(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), file, config.sync.maxBytes, length === null ? undefined : Number(length))
-    return {notModified: false, ...saved, etag: response.headers.get('etag')}
+  } finally {
+    void dispatcher.close()
   }
 }
 

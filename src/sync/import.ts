@@ -9,6 +9,7 @@ import type {System as FullSystem} from '../system.js'
 /** What imports and syncs use of the running system (API handlers have all but `close`). */
 export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones'>
 import {CsvUnreadable, readCsv, type RowFailure} from './csv.js'
+import {KnownRows} from './known.js'
 import {type CsvFormat, type Header, readHeader, rowInput} from './header.js'
 import {exclusive, type MergeCounts, Stage, type StageSpec} from './stage.js'
 
@@ -53,6 +54,8 @@ interface Kind<T> {
   format: CsvFormat
   schema: z.ZodType<T>
   spec: (source: boolean) => StageSpec
+  /** Rows a re-import can skip unparsed (known.ts); kinds without it parse every row. */
+  known?: (header: Header, source: string | undefined) => KnownRows
   /** The staged columns of a valid row, or a failure of a rule the schema does not state. */
   row(input: T, source: string | undefined): Record<string, unknown> | RowFailure[]
   key(input: T): string | undefined
@@ -61,15 +64,16 @@ interface Kind<T> {
 const GEOFENCE_COLUMNS = Object.keys(contentColumns({description: '', type: 'circle', enabled: true,
   shape: {geometry: {type: 'Polygon', coordinates: []}, center: [0, 0], radius: 0, bbox: {minLng: 0, minLat: 0, maxLng: 0, maxLat: 0}}}, '')).filter((c) => c !== 'updated_at')
 
-function geofenceKind(system: System): Kind<GeofenceInput> {
+function geofenceKind(system: System, live: boolean): Kind<GeofenceInput> {
   return {
     format: GEOFENCE_CSV,
     schema: geofenceInputSchemaFor(system.isochrones),
-    spec: (source) => ({table: 'geofences', columns: source ? [...GEOFENCE_COLUMNS, 'sync_source'] : GEOFENCE_COLUMNS}),
+    spec: (source) => ({table: 'geofences', columns: source ? [...GEOFENCE_COLUMNS, 'sync_source'] : GEOFENCE_COLUMNS, hashed: true}),
+    known: (header, source) => new KnownRows(system.store, live, header, source),
     row(input, source) {
       const missing = (['tag', 'externalId'] as const).filter((k) => input[k] === undefined)
       if (missing.length) return missing.map((column) => ({row: 0, column, reason: 'required (rows are matched on tag and externalId)'}))
-      return {...contentColumns(input, ''), sync_source: source}
+      return Object.assign(contentColumns(input, ''), {sync_source: source})
     },
     key: (input) => `${input.tag}\u0000${input.externalId}`,
   }
@@ -85,7 +89,7 @@ const beaconKind: Kind<BeaconInput> = {
 
 /** Imports a geofence CSV (the spec's format): upserts on `tag` + `externalId`. */
 export function importGeofences(system: System, file: string, options: ImportOptions): Promise<ImportSummary> {
-  return importCsv(system, geofenceKind(system), file, options)
+  return importCsv(system, geofenceKind(system, options.live), file, options)
 }
 
 /** Imports a beacon CSV: upserts on `tag` + `externalId`; rows without both are created. */
@@ -108,8 +112,16 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
       for (const f of failures) if (summary.failures.length < FAILURES_KEPT) summary.failures.push(f)
     }
     const seen = new Map<string, number>()
+    /** True when the key is new in this file; else the row fails as a repeat. */
+    const firstOf = (key: string, row: number) => {
+      const first = seen.get(key)
+      if (first === undefined) return seen.set(key, row) && true
+      fail([{row, column: 'externalId', reason: `must be unique within its tag in the file (row ${first} has the same tag and externalId)`}])
+      return false
+    }
     try {
       let header: Header | undefined
+      let known: KnownRows | undefined
       for await (const {row, cells, bytes} of readCsv(file)) {
         if (!header) {
           const read = readHeader(kind.format, cells)
@@ -119,10 +131,20 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
             return summary
           }
           header = read
+          known = kind.known?.(header, options.source?.id)
           continue
         }
         summary.rows++
         if (summary.rows % 1000 === 0) options.progress?.(summary.rows, bytes)
+        const hash = known && cells.length === header.names.length ? known.hashOf(cells) : undefined
+        if (hash !== undefined) {
+          const existing = known!.unchanged(cells, hash)
+          if (existing !== undefined) {
+            const [tag, externalId] = known!.keyOf(cells)
+            if (firstOf(`${tag}\u0000${externalId}`, row) && (summary.failed === 0 || options.partial)) stage.keep(existing, tag, externalId)
+            continue
+          }
+        }
         const parsed = rowInput(kind.schema, header, row, cells)
         if ('failures' in parsed) {
           fail(parsed.failures)
@@ -134,16 +156,9 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
           continue
         }
         const key = kind.key(parsed.value)
-        if (key !== undefined) {
-          const first = seen.get(key)
-          if (first !== undefined) {
-            fail([{row, column: 'externalId', reason: `must be unique within its tag in the file (row ${first} has the same tag and externalId)`}])
-            continue
-          }
-          seen.set(key, row)
-        }
+        if (key !== undefined && !firstOf(key, row)) continue
         // an all-or-nothing import that has failed already only validates the rest
-        if (summary.failed === 0 || options.partial) stage.add(newId(), staged)
+        if (summary.failed === 0 || options.partial) stage.add(newId(), staged, hash)
       }
       if (!header) {
         summary.failed = 1

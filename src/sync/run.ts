@@ -1,4 +1,5 @@
 import {mkdirSync, rmSync} from 'node:fs'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
@@ -25,7 +26,7 @@ export function startSync(system: System, source: SyncSource, trigger: Trigger):
   const run: SyncRun = {
     id: newId(), source_id: source.id, live: source.live, trigger, status: 'running',
     created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, error: null, etag: null, hash: null, bytes: null,
-    started_at: nowIso(), finished_at: null, duration_ms: null,
+    started_at: nowIso(), finished_at: null, duration_ms: null, pid: process.pid, host: hostname(),
   }
   write(system.store, (tx) => tx.run(system.store.db.insertInto('sync_runs').values(run)))
   const map = bySource
@@ -89,6 +90,37 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
   log.info({sourceId: source.id, url: displayUrl(source.url), runId: run.id, status: recorded.status, created: recorded.created, updated: recorded.updated,
     deleted: recorded.deleted, failed: recorded.failed, durationMs: recorded.duration_ms, error: recorded.error ?? undefined}, 'geofence sync')
   return recorded
+}
+
+/**
+ * Marks the runs left `running` by a process that is gone (killed, crashed, the machine restarted)
+ * as failed, and returns how many. Such a run changed nothing: an import writes in one transaction
+ * at its end. A run of another host is left alone (its process cannot be checked from here).
+ */
+export function failAbandonedRuns(store: Store): number {
+  const runs = store.sqlite.prepare("SELECT id, pid, host FROM sync_runs WHERE status = 'running'").all() as Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>
+  const ours = new Set([...(running.get(store)?.values() ?? [])].map((r) => r.run.id))
+  const here = hostname()
+  const abandoned = runs.filter((r) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !alive(r.pid))))
+  if (!abandoned.length) return 0
+  const finishedAt = nowIso()
+  write(store, (tx) => {
+    for (const r of abandoned) {
+      const error = `the process running this sync${r.pid === null ? '' : ` (pid ${r.pid})`} ended before the run finished; nothing was changed`
+      tx.run(store.db.updateTable('sync_runs').set({status: 'failed', error, finished_at: finishedAt}).where('id', '=', r.id).where('status', '=', 'running'))
+    }
+  })
+  return abandoned.length
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, owned by another user
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /** Waits for every sync running on this store (shutdown). */

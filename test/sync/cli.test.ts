@@ -1,4 +1,4 @@
-import {execFile} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
@@ -6,7 +6,7 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {spawnServe, tempDir} from '../helpers.js'
+import {spawnServe, startTestServer, tempDir} from '../helpers.js'
 
 const run = promisify(execFile)
 const BIN = path.resolve('bin/run.js')
@@ -14,6 +14,8 @@ const SECRET = 'Bearer cli-secret-83b1d2-never-shown'
 let dataDir: string
 let http: Server
 let base: string
+let slowAsked: () => void
+const slowAskedFor = new Promise<void>((resolve) => (slowAsked = resolve))
 
 async function loc(args: string[], env: Record<string, string> = {}): Promise<{code: number; stdout: string; stderr: string}> {
   try {
@@ -28,6 +30,11 @@ async function loc(args: string[], env: Record<string, string> = {}): Promise<{c
 beforeAll(async () => {
   dataDir = tempDir('loc-cli-sync-')
   http = createServer((req, res) => {
+    if (req.url === '/slow.csv') {
+      // headers and a first line, then nothing: the sync waits until it is killed
+      res.writeHead(200, {'content-type': 'text/csv'}).write('description,type,tag,externalId,coordinates,radius\n')
+      return slowAsked()
+    }
     if (req.headers.authorization !== SECRET) return res.writeHead(401).end()
     res.writeHead(200, {'content-type': 'text/csv'}).end('description,type,tag,externalId,coordinates,radius\nDepot,circle,depot,d1,"[7.42,43.73]",80\n')
   })
@@ -35,6 +42,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
 })
 afterAll(async () => {
+  http.closeAllConnections()
   await new Promise((resolve) => http.close(resolve))
   rmSync(dataDir, {recursive: true, force: true})
 })
@@ -62,6 +70,21 @@ describe('loc geofences import / sync', () => {
     }
   }, 120_000)
 
+  it('the next /v1/track after a CLI import enters the imported geofences', async () => {
+    const server = await startTestServer()
+    try {
+      const track = (deviceId: string) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {deviceId, latitude: 43.7396, longitude: 7.4286, accuracy: 10}})
+      expect((await track('before')).body.events).toEqual([])
+      const imported = await loc(['geofences', 'import', 'docs/examples/geofences.csv', '--env', 'test'], {LOC_DATA_DIR: server.dataDir})
+      expect(imported.code).toBe(0)
+      const entered = await track('after')
+      expect(entered.body.events.map((e: any) => [e.type, e.geofence.tag, e.geofence.externalId])).toEqual([['user.entered_geofence', 'venue', 'casino']])
+      expect(entered.body.user.geofences.map((g: any) => g.description)).toEqual(['Casino de Monte-Carlo'])
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
   it('sync add|run|list|remove with a credentials profile that never appears in output, logs or the database', async () => {
     const config = path.join(dataDir, 'sync.json')
     writeFileSync(config, JSON.stringify({sync: {allowPrivateUrls: true, credentials: {depot: {authorization: 'env:DEPOT_TOKEN'}}}}))
@@ -82,4 +105,18 @@ describe('loc geofences import / sync', () => {
     expect(dump).not.toContain('83b1d2')
     expect((await loc(['geofences', 'sync', 'remove', id])).stdout).toBe(`removed sync source ${id} (its geofences are kept)\n`)
   }, 120_000)
+
+  it('a sync whose process was killed is marked failed with the reason', async () => {
+    const config = path.join(dataDir, 'private.json')
+    writeFileSync(config, JSON.stringify({sync: {allowPrivateUrls: true}}))
+    const id = (await loc(['geofences', 'sync', 'add', '--url', `${base}/slow.csv`, '--env', 'test', '--config', config])).stdout.trim()
+    const child = spawn('node', [BIN, 'geofences', 'sync', 'run', id, '--config', config], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    await slowAskedFor
+    child.kill('SIGKILL')
+    await exited
+    const list = await loc(['geofences', 'sync', 'list', '--config', config])
+    expect(list.stdout).toContain(`cli      failed — the process running this sync (pid ${child.pid}) ended before the run finished; nothing was changed`)
+    await loc(['geofences', 'sync', 'remove', id])
+  }, 60_000)
 })

@@ -3,7 +3,11 @@ import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {loadConfig} from '../../src/config/index.js'
 import {createLogger} from '../../src/log.js'
+import {expireGeofences} from '../../src/geofences/expiry.js'
+import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {upsertGeofenceByKey} from '../../src/geofences/store.js'
 import {importBeacons, importGeofences} from '../../src/sync/import.js'
+import {parse} from '../../src/validate.js'
 import {openSystem, type System} from '../../src/system.js'
 import {tempDir} from '../helpers.js'
 
@@ -132,6 +136,39 @@ describe('geofence CSV import', () => {
     expect(b.updated_at > before.updated_at).toBe(true)
     // same file in live: separate environment
     expect(await geofences(header + 'A,circle,up,1,"[7.42,43.73]",50,true,red\n', {live: true})).toMatchObject({created: 1})
+  })
+
+  it('a re-import skips rows it wrote from the same text, and restores any edited since by the API or the expiry job', async () => {
+    const header = 'description,type,tag,externalId,coordinates,radius,enabled,metadata.n\n'
+    // 601 rows: several 250-row statements, a remainder, and more than one 500-row stage batch
+    const rows = Array.from({length: 601}, (_, i) => `R${i},${i % 2 ? 'circle' : 'polygon'},again,${i},"${i % 2 ? '[7.42,43.73]' : '[[7.41,43.73],[7.42,43.73],[7.42,43.74],[7.41,43.73]]'}",${i % 2 ? 60 : ''},true,${i}\n`)
+    expect(await geofences(header + rows.join(''))).toMatchObject({created: 601, failed: 0})
+    const stamps = (system.store.sqlite.prepare("SELECT updated_at, created_at FROM geofences WHERE tag = 'again' ORDER BY CAST(external_id AS INTEGER)").all() as Array<{updated_at: string; created_at: string}>)
+    // one fresh stamp per row, in file order, as toISOString prints them
+    expect(stamps.every((s, i) => s.updated_at === s.created_at && s.updated_at === new Date(s.updated_at).toISOString() && (i === 0 || s.updated_at > stamps[i - 1].updated_at))).toBe(true)
+
+    const changes = () => (system.store.sqlite.prepare('SELECT count(*) AS n FROM changes').get() as {n: number}).n
+    const feed = changes()
+    expect(await geofences(header + rows.join(''))).toMatchObject({created: 0, updated: 0, unchanged: 601, written: true})
+    expect(changes()).toBe(feed)
+
+    // edited through the API's write path, and disabled by the expiry job: the same file restores both
+    const edited = parse(geofenceInputSchema, {description: 'Edited', type: 'circle', coordinates: [7.5, 43.8], radius: 99})
+    upsertGeofenceByKey(system.store, false, 'again', '1', edited)
+    system.store.sqlite.prepare("UPDATE geofences SET disable_after = '2000-01-01T00:00:00.000Z' WHERE tag = 'again' AND external_id = '3'").run()
+    expect(expireGeofences(system.store, new Date()).disabled).toBe(1)
+    expect(await geofences(header + rows.join(''))).toMatchObject({updated: 2, unchanged: 599})
+    expect(stored('again', '1')).toMatchObject({description: 'R1', radius: 60})
+    expect(stored('again', '3')).toMatchObject({enabled: 1, disable_after: null})
+
+    // the same content from other text (columns reordered) is unchanged, and its new text is skipped next time
+    const reordered = 'type,description,tag,externalId,coordinates,radius,enabled,metadata.n\n' + rows.map((r) => r.replace(/^(R\d+),(\w+),/, '$2,$1,')).join('')
+    expect(await geofences(reordered)).toMatchObject({updated: 0, unchanged: 601})
+    const hashes = (system.store.sqlite.prepare("SELECT import_hash FROM geofences WHERE tag = 'again' ORDER BY external_id").all() as Array<{import_hash: string}>).map((r) => r.import_hash)
+    expect(await geofences(reordered)).toMatchObject({unchanged: 601})
+    expect((system.store.sqlite.prepare("SELECT import_hash FROM geofences WHERE tag = 'again' ORDER BY external_id").all() as Array<{import_hash: string}>).map((r) => r.import_hash)).toEqual(hashes)
+    // a skipped row still counts for duplicates
+    expect((await geofences(header + rows[1] + rows[1])).failures).toEqual([{row: 3, column: 'externalId', reason: 'must be unique within its tag in the file (row 2 has the same tag and externalId)'}])
   })
 
   it('refuses a file that is not CSV, and an empty one', async () => {

@@ -6,11 +6,11 @@ import {CreateBucketCommand, PutObjectCommand, S3Client} from '@aws-sdk/client-s
 import S3rver from 's3rver'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Change} from '../../src/store/changes.js'
-import {isPrivateAddress} from '../../src/sync/download.js'
 import {importGeofences} from '../../src/sync/import.js'
 import {runSync} from '../../src/sync/run.js'
 import {startSyncScheduler} from '../../src/sync/scheduler.js'
 import {addSyncSource, type SyncSource, syncSource} from '../../src/sync/sources.js'
+import {isPrivateAddress} from '../../src/webhooks/target.js'
 import {startTestServer, tempDir, type TestServer} from '../helpers.js'
 
 const TOKEN = 'Bearer tok-4f9c1e7a-never-shown'
@@ -143,6 +143,11 @@ describe('geofence sync from a URL', () => {
     files['stores2.csv'] = FILE_3
     const run = await runSync(strict, add({url: `${base}/stores2.csv`}), 'cli')
     expect(run).toMatchObject({status: 'failed', error: '127.0.0.1 is a private or loopback address; set sync.allowPrivateUrls in the config to allow it'})
+    // a name is checked as the connection resolves it: the address checked is the one connected to
+    const asked = authorizations.length
+    const named = await runSync(strict, add({url: `http://localhost:${new URL(base).port}/stores2.csv`}), 'cli')
+    expect(named).toMatchObject({status: 'failed', error: 'localhost resolves to a private or loopback address; set sync.allowPrivateUrls in the config to allow it'})
+    expect(authorizations.length).toBe(asked)
   })
 
   it('sends the credentials profile but never stores, logs or returns them', async () => {

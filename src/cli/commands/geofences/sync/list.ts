@@ -1,3 +1,4 @@
+import {failAbandonedRuns} from '../../../../sync/run.js'
 import {displayUrl, lastRuns, type SyncRun, syncSources} from '../../../../sync/sources.js'
 import {BaseCommand} from '../../../base.js'
 
@@ -7,6 +8,7 @@ export default class SyncList extends BaseCommand<typeof SyncList> {
 
   async run(): Promise<void> {
     const {store} = await this.system()
+    failAbandonedRuns(store)
     const sources = syncSources(store)
     if (!sources.length) {
       this.log('no sync sources (add one with `loc geofences sync add`)')
