@@ -1,10 +1,11 @@
+import {nextTurn} from '../store/turns.js'
 import {JsonText} from './send.js'
 
 /** A list response stops before this many characters of items (docs/api.md); `hasMore` then says there is more. */
 export const LIST_MAX_CHARS = 8 * 1024 * 1024
 
 /** Items rendered between two turns of the event loop: a page of 1,000 never holds it in one piece. */
-const RENDER_SLICE = 100
+const RENDER_SLICE = 50
 
 /**
  * Every list's answer, `{meta: {code: 200, hasMore}, [name]: [...]}`, as text from items rendered one at a time, stopping
@@ -17,7 +18,7 @@ export async function pageText<T>(name: string, rows: T[], render: (row: T) => s
   const parts: string[] = []
   let chars = 0
   for (const row of rows) {
-    if (parts.length && parts.length % RENDER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+    if (parts.length && parts.length % RENDER_SLICE === 0) await nextTurn()
     const text = render(row)
     if (parts.length && chars + text.length > LIST_MAX_CHARS) {
       hasMore = true
