@@ -2,6 +2,7 @@ import Flatbush from 'flatbush'
 import FlatQueue from 'flatqueue'
 import type {Engine} from '../map/mapdata.js'
 import type {MapBlob} from '../map/blob.js'
+import type {RoadInfo} from './names.js'
 import type {ModeGraph} from './stage.js'
 import {type Snap, type SnapNetwork, snap} from './snap.js'
 
@@ -117,6 +118,8 @@ export class ModeRouter {
   readonly g: ModeGraph
   private readonly fwd: Search
   private readonly bwd: Search
+  /** matrix buckets: the first entry at each node, -1 when none (all -1 between calls) */
+  private bucketHead?: Int32Array
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -264,45 +267,51 @@ export class ModeRouter {
   }
 
   /**
-   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost) at
-   * every node it settles; one forward upward search per source reads them.
+   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost,
+   * metres) in a bucket at every node it settles (linked lists in flat arrays); one forward upward
+   * search per source scans the buckets of the nodes it settles.
    */
   matrix(from: Snap[], to: Snap[]): (Cost | null)[][] {
     const g = this.g, B = this.bwd, F = this.fwd
-    const buckets = new Map<number, number[]>()
+    const head = (this.bucketHead ??= new Int32Array(g.rank.length).fill(-1))
+    const next: number[] = [], target: number[] = [], bw: number[] = [], bm: number[] = [], heads: number[] = []
     to.forEach((t, j) => {
       B.reset(this.targets(t))
       while (B.queue.length) {
         const k = B.queue.peekValue()!
         const v = B.queue.pop()!
         if (k > B.w[v]) continue
-        const list = buckets.get(v)
-        if (list) list.push(j, k, B.m[v])
-        else buckets.set(v, [j, k, B.m[v]])
+        if (head[v] < 0) heads.push(v)
+        next.push(head[v])
+        head[v] = target.length
+        target.push(j)
+        bw.push(k)
+        bm.push(B.m[v])
         for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) B.relax(v, g.dnFrom[i], k + g.dnW[i], B.m[v] + g.dnD[i], i)
       }
     })
-    return from.map((s) => {
-      const row: (Cost | null)[] = to.map((t) => {
+    const rowW = new Float64Array(to.length), rowM = new Float64Array(to.length)
+    const rows = from.map((s) => {
+      rowW.fill(INF)
+      to.forEach((t, j) => {
         const d = this.direct(s, t)
-        return d && {w: d.w, meters: d.meters}
+        if (d) (rowW[j] = d.w), (rowM[j] = d.meters)
       })
       F.reset(this.sources(s))
       while (F.queue.length) {
         const k = F.queue.peekValue()!
         const v = F.queue.pop()!
         if (k > F.w[v]) continue
-        const list = buckets.get(v)
-        if (list) {
-          for (let i = 0; i < list.length; i += 3) {
-            const c = row[list[i]], w = k + list[i + 1]
-            if (!c || w < c.w) row[list[i]] = {w, meters: F.m[v] + list[i + 2]}
-          }
+        for (let e = head[v]; e >= 0; e = next[e]) {
+          const j = target[e], w = k + bw[e]
+          if (w < rowW[j]) (rowW[j] = w), (rowM[j] = F.m[v] + bm[e])
         }
         for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) F.relax(v, g.upTo[i], k + g.upW[i], F.m[v] + g.upD[i], i)
       }
-      return row
+      return Array.from(rowW, (w, j): Cost | null => (w === INF ? null : {w, meters: rowM[j]}))
     })
+    for (const v of heads) head[v] = -1
+    return rows
   }
 
   /**
@@ -359,7 +368,7 @@ export class RegionRouting implements Engine {
   private readonly routers = new Map<number, ModeRouter>()
   closed = false
 
-  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}) {}
+  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => RoadInfo) {}
 
   mode(k: number): ModeRouter {
     let r = this.routers.get(k)

@@ -21,10 +21,43 @@ export interface Network {
   /** per direction (2e, 2e+1) and mode: deciseconds, 0 when closed; [mode][2e+d] */
   weight: Uint32Array[]
   bush: ArrayBuffer
+  /** per edge: name, ref and raw highway as indexes into the string table (0: none), maxspeed km/h (0: none) */
+  edgeName: Uint32Array
+  edgeRef: Uint32Array
+  edgeHighway: Uint32Array
+  edgeMaxspeed: Uint16Array
+  /** the string table: string i is the UTF-8 of strBytes[strOff[i] .. strOff[i + 1]); string 0 is empty */
+  strOff: Uint32Array
+  strBytes: Uint8Array
+}
+
+/** Distinct strings numbered from 1 in order of first appearance, encoded for the string table. */
+class StringTable {
+  private readonly ids = new Map<string, number>()
+  private readonly parts: Uint8Array[] = []
+  private readonly encoder = new TextEncoder()
+
+  id(s: string | null): number {
+    if (s === null || s === '') return 0
+    let i = this.ids.get(s)
+    if (i === undefined) {
+      this.ids.set(s, (i = this.ids.size + 1))
+      this.parts.push(this.encoder.encode(s))
+    }
+    return i
+  }
+
+  finish(): {strOff: Uint32Array; strBytes: Uint8Array} {
+    const strOff = new Uint32Array(this.parts.length + 2)
+    this.parts.forEach((p, i) => (strOff[i + 2] = strOff[i + 1] + p.length))
+    const strBytes = new Uint8Array(strOff[this.parts.length + 1])
+    this.parts.forEach((p, i) => strBytes.set(p, strOff[i + 1]))
+    return {strOff, strBytes}
+  }
 }
 
 type Row = [number, number, number, number, string, number | null, number, number, number, number, number, number, Buffer,
-  string | null, number | null, number | null, number | null, number | null, number | null, number | null]
+  string | null, number | null, number | null, number | null, number | null, number | null, number | null, string | null, string | null]
 
 export function readNetwork(db: Database.Database): Network {
   const n = db.prepare('SELECT count(*) FROM graph_nodes').pluck().get() as number
@@ -40,8 +73,10 @@ export function readNetwork(db: Database.Database): Network {
   const geomOff = new Uint32Array(m + 1)
   const parts: Int32Array[] = []
   const bush = new Flatbush(Math.max(1, m))
+  const strings = new StringTable()
+  const edgeName = new Uint32Array(m), edgeRef = new Uint32Array(m), edgeHighway = new Uint32Array(m), edgeMaxspeed = new Uint16Array(m)
   const rows = db.prepare(`SELECT e.id, source, target, length_m, class, maxspeed, car, truck, bike, foot, toll, ferry, geometry,
-      a.highway, a.maxspeed_forward, a.maxspeed_backward, a.maxheight, a.maxweight, a.maxwidth, a.maxlength
+      a.highway, a.maxspeed_forward, a.maxspeed_backward, a.maxheight, a.maxweight, a.maxwidth, a.maxlength, e.name, e.ref
     FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id ORDER BY e.id`).raw().iterate() as Iterable<Row>
   for (const r of rows) {
     const e = r[0] - 1
@@ -51,6 +86,10 @@ export function readNetwork(db: Database.Database): Network {
     const c = CLASSES.indexOf(r[4] as (typeof CLASSES)[number])
     cls[e] = c < 0 ? CLASSES.indexOf('minor') : c
     const highway = r[13]
+    edgeName[e] = strings.id(r[20])
+    edgeRef[e] = strings.id(r[21])
+    edgeHighway[e] = strings.id(highway)
+    edgeMaxspeed[e] = r[5] !== null && r[5] > 0 ? Math.min(65535, Math.round(r[5])) : 0
     flags[e] = (r[10] ? AVOID_BITS.tolls : 0) | (r[11] ? AVOID_BITS.ferries : 0) | (r[4] === 'motorway' || r[4] === 'trunk' ? AVOID_BITS.highways : 0)
     const truckFits = !((r[16] !== null && r[16] < TRUCK.height) || (r[17] !== null && r[17] < TRUCK.weight) ||
       (r[18] !== null && r[18] < TRUCK.width) || (r[19] !== null && r[19] < TRUCK.length))
@@ -82,7 +121,7 @@ export function readNetwork(db: Database.Database): Network {
   bush.finish()
   const geom = new Int32Array(geomOff[m])
   parts.forEach((g, e) => geom.set(g, geomOff[e]))
-  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, weight, bush: bush.data as ArrayBuffer}
+  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, weight, bush: bush.data as ArrayBuffer, edgeName, edgeRef, edgeHighway, edgeMaxspeed, ...strings.finish()}
 }
 
 export interface Restriction {

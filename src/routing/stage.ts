@@ -4,7 +4,11 @@ import {type Arcs, type Hierarchy, contract} from './ch.js'
 import {type Network, modeArcs, readNetwork, readRestrictions} from './graph.js'
 import {type Mode, MODES} from './profile.js'
 
-/** Blob `route-edges` (the shared network) and one `route-<mode>` blob per mode; kind version 1. */
+/**
+ * Blob `route-edges` (the shared network) and one `route-<mode>` blob per mode; kind version 1. The
+ * street-name sections of `route-edges` (edgeName … strBytes) were added later: readers fall back to
+ * map.db for regions built without them.
+ */
 export const EDGES_BLOB = 'route-edges'
 export const modeBlob = (mode: Mode) => `route-${mode}`
 export const ROUTE_BLOB_VERSION = 1
@@ -81,8 +85,8 @@ function arcEnds(g: Arcs, edges: number) {
 }
 
 export function networkSections(net: Network) {
-  const {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush} = net
-  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush}
+  const {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush, edgeName, edgeRef, edgeHighway, edgeMaxspeed, strOff, strBytes} = net
+  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush, edgeName, edgeRef, edgeHighway, edgeMaxspeed, strOff, strBytes}
 }
 
 export function modeSections(g: ModeGraph) {
