@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type {MapStage, StageContext} from '../osm/stage.js'
 import {type Arcs, type Hierarchy, contract} from './ch.js'
+import {contractors} from './contractors.js'
 import {type Network, modeArcs, readNetwork, readRestrictions} from './graph.js'
 import {type Mode, MODES} from './profile.js'
 
@@ -30,9 +31,14 @@ export interface ModeGraph extends Hierarchy {
 
 export async function buildModeGraph(net: Network, db: Database.Database, k: number, progress?: (done: number, total: number) => Promise<void>): Promise<ModeGraph> {
   const arcs = modeArcs(net, k, readRestrictions(db, MODES[k]))
-  const h = await contract(arcs, progress)
-  return {...h, orig: arcs.orig, arcW: net.weight[k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+  return modeGraph(net, {...arcs, k}, await contract(arcs, progress))
 }
+
+function modeGraph(net: Network, arcs: ModeArcs, h: Hierarchy): ModeGraph {
+  return {...h, orig: arcs.orig, arcW: net.weight[arcs.k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+}
+
+type ModeArcs = Arcs & {orig: Uint32Array; k: number}
 
 /** Edges whose (undirected) component has fewer than min(1000, half the largest) nodes. */
 function islands(g: Arcs, edges: number): Uint8Array {
@@ -103,15 +109,29 @@ export const routingStage: MapStage = {
     // What each profile cost to build, for `loc` users and bench/route.js.
     ctx.db.exec('CREATE TABLE routing_profiles (mode TEXT PRIMARY KEY, seconds REAL, rss_mb REAL, nodes INTEGER, arcs INTEGER, shortcuts INTEGER, bytes INTEGER)')
     const stat = ctx.db.prepare('INSERT INTO routing_profiles VALUES (?,?,?,?,?,?,?)')
-    for (let k = 0; k < MODES.length; k++) {
-      const started = performance.now()
-      let rss = process.memoryUsage.rss()
-      const graph = await buildModeGraph(net, ctx.db, k, (done, total) => {
+    // Modes contract in parallel (worker threads), the biggest graphs first to balance the workers.
+    const modes: ModeArcs[] = MODES.map((mode, k) => ({...modeArcs(net, k, readRestrictions(ctx.db, mode)), k}))
+    const order = [...modes].sort((a, b) => b.tail.length - a.tail.length)
+    const done = new Float64Array(MODES.length)
+    let rss = process.memoryUsage.rss()
+    const started = new Float64Array(MODES.length)
+    const progress = (k: number) => (fraction: number) => {
+      started[k] ||= performance.now() // the contraction began (it may have waited for a worker)
+      done[k] = fraction
+      rss = Math.max(rss, process.memoryUsage.rss())
+      return ctx.progress(done.reduce((a, b) => a + b, 0) / MODES.length, 1)
+    }
+    const pool = contractors()
+    try {
+      await Promise.all(order.map(async (arcs) => {
+        const h = await pool.run(arcs, progress(arcs.k))
+        const graph = modeGraph(net, arcs, h)
+        const bytes = ctx.writeBlob(modeBlob(MODES[arcs.k]), modeSections(graph), ROUTE_BLOB_VERSION)
         rss = Math.max(rss, process.memoryUsage.rss())
-        return ctx.progress((k + done / total) / MODES.length, 1)
-      })
-      const bytes = ctx.writeBlob(modeBlob(MODES[k]), modeSections(graph), ROUTE_BLOB_VERSION)
-      stat.run(MODES[k], (performance.now() - started) / 1000, Math.max(rss, process.memoryUsage.rss()) / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
+        stat.run(MODES[arcs.k], (performance.now() - started[arcs.k]) / 1000, rss / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
+      }))
+    } finally {
+      await pool.close()
     }
   },
   verify(ctx) {
