@@ -4,7 +4,8 @@ import type {Engine} from '../map/mapdata.js'
 import type {MapBlob} from '../map/blob.js'
 import type {RoadInfo} from './names.js'
 import type {ModeGraph} from './stage.js'
-import {type Snap, type SnapNetwork, snap} from './snap.js'
+import {bearing} from './path.js'
+import {type Snap, type SnapNetwork, edgeSlice, snap} from './snap.js'
 
 /** Where a search starts or ends: a node and the cost (deciseconds) and metres already spent. */
 interface Seed {node: number; w: number; m: number; arc: number}
@@ -63,6 +64,20 @@ function graphOf(b: MapBlob): ModeGraph {
     gOff: u('gOff'), gTo: u('gTo'), gW: u('gW'), gX: i('gX'),
     arcTo: i('arcTo'), arcW: u('arcW'), tiny: b.array('tiny', Uint8Array), srcOff: u('srcOff'), srcs: u('srcs'),
   }
+}
+
+/**
+ * Whether a start may leave along direction d (0: towards the edge's target) of its edge: always
+ * without a `heading`, else when the edge's bearing there (over ±5 m) lies within 90° of it.
+ */
+function leaves(net: Network, s: Snap, d: number): boolean {
+  if (s.heading === undefined) return true
+  const len = net.length[s.edge] || 1, dt = Math.min(0.5, 5 / len)
+  const t0 = Math.max(0, Math.min(1 - 2 * dt, s.t - dt))
+  const pts = edgeSlice(net, s.edge, t0, t0 + 2 * dt)
+  const b = (bearing(pts[0], pts[pts.length - 1]) + (d ? 180 : 0)) % 360
+  const diff = Math.abs(((b - s.heading + 540) % 360) - 180)
+  return diff <= 90
 }
 
 /** One search direction's scratch state, reset by the list of nodes it touched. */
@@ -133,12 +148,12 @@ export class ModeRouter {
     return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
-  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel. */
+  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its `heading` allows). */
   sources(s: Snap): Seed[] {
     const out: Seed[] = []
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
-      if (this.g.arcTo[a] < 0) continue
+      if (this.g.arcTo[a] < 0 || !leaves(this.net, s, d)) continue
       const rest = d ? s.t : 1 - s.t
       out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], m: rest * this.net.length[s.edge], arc: a})
     }
@@ -163,7 +178,7 @@ export class ModeRouter {
     const e = from.edge
     const d = to.t >= from.t ? 0 : 1
     const a = 2 * e + d
-    if (this.g.arcTo[a] < 0) return null
+    if (this.g.arcTo[a] < 0 || !leaves(this.net, from, d)) return null
     const f = Math.abs(to.t - from.t)
     return {w: f * this.g.arcW[a], meters: f * this.net.length[e], arc: a}
   }

@@ -114,4 +114,29 @@ d e f`,
     expect(g.route('car', 'a', 'c', AVOID_BITS.highways)).toBe('adefc')
     expect(g.route('car', 'a', 'c', AVOID_BITS.ferries)).toBe('abc')
   })
+
+  it('heading: a start leaves along the side of its road the heading points to', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    const car = g.router('car')
+    const [ax, ay] = g.at('a'), [bx] = g.at('b')
+    const start = car.snap((ax + bx) / 2, ay, 10)!, to = car.snap(...g.at('d'), 10)!
+    const leave = (heading?: number) => {
+      const p = car.route({...start, heading}, to)!
+      return {first: p.arcs[0] & 1 ? 'west' : 'east', metres: Math.round(p.meters)}
+    }
+    expect(leave()).toEqual({first: 'west', metres: 150}) // west to a, down to d
+    expect(leave(270)).toEqual({first: 'west', metres: 150})
+    expect(leave(80)).toEqual({first: 'east', metres: 250}) // east to b, turn there, back past the start to a, down to d
+    expect(leave(0)).toEqual({first: 'west', metres: 150}) // along neither side (90° off both): either may be taken
+  })
 })
