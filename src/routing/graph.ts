@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
+import {countryCodeAt} from '../geocoding/country.js'
 import type {Arcs} from './ch.js'
 import {AVOID_BITS, CLASSES, type Mode, MODES, TRUCK, deciseconds, speedKmh} from './profile.js'
 
@@ -59,7 +60,8 @@ class StringTable {
 type Row = [number, number, number, number, string, number | null, number, number, number, number, number, number, Buffer,
   string | null, number | null, number | null, number | null, number | null, number | null, number | null, string | null, string | null]
 
-export function readNetwork(db: Database.Database): Network {
+/** The network of map.db; `borders: false` leaves the border-crossing flags to a later `markBorders`. */
+export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {}): Network {
   const n = db.prepare('SELECT count(*) FROM graph_nodes').pluck().get() as number
   const m = db.prepare('SELECT count(*) FROM edges').pluck().get() as number
   const nodes = new Int32Array(n * 2)
@@ -121,7 +123,29 @@ export function readNetwork(db: Database.Database): Network {
   bush.finish()
   const geom = new Int32Array(geomOff[m])
   parts.forEach((g, e) => geom.set(g, geomOff[e]))
-  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, weight, bush: bush.data as ArrayBuffer, edgeName, edgeRef, edgeHighway, edgeMaxspeed, ...strings.finish()}
+  const net = {nodes, src, dst, geomOff, geom, length, cls, flags, access, weight, bush: bush.data as ArrayBuffer, edgeName, edgeRef, edgeHighway, edgeMaxspeed, ...strings.finish()}
+  if (opts.borders !== false) markBorders(net)
+  return net
+}
+
+/**
+ * Flags the edges whose ends lie in different countries (by country-coder's shapes, ~6 µs a node;
+ * an end at sea is in none). The routing stage runs it while the workers contract.
+ */
+export function markBorders(net: Network): void {
+  const codes = new Map<string, number>()
+  const country = new Uint16Array(net.nodes.length / 2)
+  for (let i = 0; i < country.length; i++) {
+    const code = countryCodeAt(net.nodes[2 * i] / 1e7, net.nodes[2 * i + 1] / 1e7)
+    if (!code) continue
+    let c = codes.get(code)
+    if (c === undefined) codes.set(code, (c = codes.size + 1))
+    country[i] = c
+  }
+  for (let e = 0; e < net.src.length; e++) {
+    const a = country[net.src[e]], b = country[net.dst[e]]
+    if (a && b && a !== b) net.flags[e] |= AVOID_BITS.borderCrossings
+  }
 }
 
 export interface Restriction {

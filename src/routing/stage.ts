@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type {MapStage, StageContext} from '../osm/stage.js'
 import {type Arcs, type Hierarchy, contract} from './ch.js'
 import {contractors} from './contractors.js'
-import {type Network, modeArcs, readNetwork, readRestrictions} from './graph.js'
+import {type Network, markBorders, modeArcs, readNetwork, readRestrictions} from './graph.js'
 import {type Mode, MODES} from './profile.js'
 
 /**
@@ -104,8 +104,7 @@ export function modeSections(g: ModeGraph) {
 export const routingStage: MapStage = {
   name: 'routing',
   async build(ctx: StageContext) {
-    const net = readNetwork(ctx.db)
-    ctx.writeBlob(EDGES_BLOB, networkSections(net), ROUTE_BLOB_VERSION)
+    const net = readNetwork(ctx.db, {borders: false})
     // What each profile cost to build, for `loc` users and bench/route.js.
     ctx.db.exec('CREATE TABLE routing_profiles (mode TEXT PRIMARY KEY, seconds REAL, rss_mb REAL, nodes INTEGER, arcs INTEGER, shortcuts INTEGER, bytes INTEGER)')
     const stat = ctx.db.prepare('INSERT INTO routing_profiles VALUES (?,?,?,?,?,?,?)')
@@ -123,13 +122,19 @@ export const routingStage: MapStage = {
     }
     const pool = contractors()
     try {
-      await Promise.all(order.map(async (arcs) => {
+      const contracted = Promise.all(order.map(async (arcs) => {
         const h = await pool.run(arcs, progress(arcs.k))
         const graph = modeGraph(net, arcs, h)
         const bytes = ctx.writeBlob(modeBlob(MODES[arcs.k]), modeSections(graph), ROUTE_BLOB_VERSION)
         rss = Math.max(rss, process.memoryUsage.rss())
         stat.run(MODES[arcs.k], (performance.now() - started[arcs.k]) / 1000, rss / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
       }))
+      contracted.catch(() => {}) // awaited below; a failure here first must not leave it unhandled
+      // Meanwhile (the workers do not need them): border crossings, then the shared network's blob.
+      await new Promise((resolve) => setImmediate(resolve)) // lets the first arcs be posted
+      markBorders(net)
+      ctx.writeBlob(EDGES_BLOB, networkSections(net), ROUTE_BLOB_VERSION)
+      await contracted
     } finally {
       await pool.close()
     }

@@ -115,6 +115,25 @@ d e f`,
     expect(g.route('car', 'a', 'c', AVOID_BITS.ferries)).toBe('abc')
   })
 
+  it('avoid borderCrossings: the 49th parallel between Manitoba (a b c) and North Dakota (d e f)', async () => {
+    const g = await make({
+      origin: [-100, 49.0005],
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'primary'}},
+        def: {nodes: 'def', tags: {highway: 'primary'}},
+        cf: {nodes: 'cf', tags: {highway: 'primary'}},
+      },
+    })
+    expect(g.route('car', 'a', 'c')).toBe('adefc') // faster through the United States
+    expect(g.route('car', 'a', 'c', AVOID_BITS.borderCrossings)).toBe('abc')
+    expect(g.route('car', 'a', 'd', AVOID_BITS.borderCrossings)).toBe(null)
+    expect(g.route('car', 'd', 'f', AVOID_BITS.borderCrossings)).toBe('def')
+  })
+
   it('heading: a start leaves along the side of its road the heading points to', async () => {
     const g = await make({
       map: `
