@@ -44,8 +44,8 @@ function pointsOn(region: string, k: number, count: number, seed: number): Snap[
 describe('routing on real regions (Monaco, Liechtenstein)', () => {
   it('the compiled contraction worker builds the same hierarchy as contracting in process (dist/, from npm run build)', async () => {
     const {contractors} = await import(new URL('../../dist/routing/contractors.js', import.meta.url).href)
-    const net = readNetwork(map.db('monaco'))
-    const arcs = modeArcs(net, 0, readRestrictions(map.db('monaco'), 'car'))
+    const db = map.db('monaco')!
+    const arcs = modeArcs(readNetwork(db), 0, readRestrictions(db, 'car'))
     const pool = contractors()
     try {
       expect(pool.parallel).toBeGreaterThanOrEqual(1)
