@@ -1,11 +1,15 @@
 import FlatQueue from 'flatqueue'
 
-/** A directed graph as arc arrays: arc i goes tail[i] → head[i] with weight w[i] (deciseconds), length d[i] (metres), id x[i]. */
+/**
+ * A directed graph as arc arrays: arc i goes tail[i] → head[i] with weight w[i] (what routes
+ * minimise: deciseconds, plus penalties), duration t[i] (deciseconds), length d[i] (metres), id x[i].
+ */
 export interface Arcs {
   n: number
   tail: Uint32Array
   head: Uint32Array
   w: Uint32Array
+  t: Uint32Array
   d: Float32Array
   x: Int32Array
 }
@@ -17,8 +21,8 @@ export interface Arcs {
  */
 export interface Hierarchy {
   rank: Uint32Array
-  upOff: Uint32Array; upTo: Uint32Array; upW: Uint32Array; upD: Float32Array; upX: Int32Array
-  dnOff: Uint32Array; dnFrom: Uint32Array; dnW: Uint32Array; dnD: Float32Array; dnX: Int32Array
+  upOff: Uint32Array; upTo: Uint32Array; upW: Uint32Array; upT: Uint32Array; upD: Float32Array; upX: Int32Array
+  dnOff: Uint32Array; dnFrom: Uint32Array; dnW: Uint32Array; dnT: Uint32Array; dnD: Float32Array; dnX: Int32Array
   shortcuts: number
 }
 
@@ -45,19 +49,19 @@ export async function contract(g: Arcs, progress?: (done: number, total: number)
   const n = g.n
   const arcs = new ArcStore(g.tail.length * 2 + 16)
   const out = new Lists(n, g.tail.length + n), inc = new Lists(n, g.tail.length + n)
-  const addArc = (u: number, t: number, w: number, d: number, x: number, hops: number) => {
+  const addArc = (u: number, t: number, w: number, dur: number, d: number, x: number, hops: number) => {
     const s = out.start[u], e = s + out.len[u]
     for (let i = s; i < e; i++) {
       const a = out.pool[i]
       if (arcs.to[a] !== t) continue
-      if (w < arcs.w[a]) arcs.set(a, w, d, x, hops)
+      if (w < arcs.w[a]) arcs.set(a, w, dur, d, x, hops)
       return
     }
-    const a = arcs.add(u, t, w, d, x, hops)
+    const a = arcs.add(u, t, w, dur, d, x, hops)
     out.push(u, a)
     inc.push(t, a)
   }
-  for (let i = 0; i < g.tail.length; i++) if (g.tail[i] !== g.head[i]) addArc(g.tail[i], g.head[i], g.w[i], g.d[i], g.x[i], 1)
+  for (let i = 0; i < g.tail.length; i++) if (g.tail[i] !== g.head[i]) addArc(g.tail[i], g.head[i], g.w[i], g.t[i], g.d[i], g.x[i], 1)
 
   const dist = new Float64Array(n).fill(Infinity)
   const hop = new Uint8Array(n)
@@ -127,7 +131,7 @@ export async function contract(g: Arcs, progress?: (done: number, total: number)
         if (dist[t] <= via) continue
         simShortcuts++
         simHops += arcs.hops[ai] + arcs.hops[ao]
-        if (apply) addArc(u, t, via, arcs.d[ai] + arcs.d[ao], -(v + 1), arcs.hops[ai] + arcs.hops[ao])
+        if (apply) addArc(u, t, via, arcs.t[ai] + arcs.t[ao], arcs.d[ai] + arcs.d[ao], -(v + 1), arcs.hops[ai] + arcs.hops[ao])
       }
     }
   }
@@ -192,17 +196,18 @@ export async function contract(g: Arcs, progress?: (done: number, total: number)
     const off = new Uint32Array(n + 1)
     for (let v = 0; v < n; v++) off[v + 1] = off[v] + lists.len[v]
     const m = off[n]
-    const node = new Uint32Array(m), w = new Uint32Array(m), d = new Float32Array(m), x = new Int32Array(m)
+    const node = new Uint32Array(m), w = new Uint32Array(m), t = new Uint32Array(m), d = new Float32Array(m), x = new Int32Array(m)
     for (let v = 0, k = 0; v < n; v++) {
       for (let i = lists.start[v], e = i + lists.len[v]; i < e; i++, k++) {
         const a = lists.pool[i]
         node[k] = end[a]
         w[k] = arcs.w[a]
+        t[k] = arcs.t[a]
         d[k] = arcs.d[a]
         x[k] = arcs.x[a]
       }
     }
-    return {off, node, w, d, x}
+    return {off, node, w, t, d, x}
   }
   const u = pack(out, arcs.to), l = pack(inc, arcs.from)
   let shortcuts = 0
@@ -210,37 +215,39 @@ export async function contract(g: Arcs, progress?: (done: number, total: number)
   for (let i = 0; i < l.x.length; i++) if (l.x[i] < 0) shortcuts++
   return {
     rank,
-    upOff: u.off, upTo: u.node, upW: u.w, upD: u.d, upX: u.x,
-    dnOff: l.off, dnFrom: l.node, dnW: l.w, dnD: l.d, dnX: l.x,
+    upOff: u.off, upTo: u.node, upW: u.w, upT: u.t, upD: u.d, upX: u.x,
+    dnOff: l.off, dnFrom: l.node, dnW: l.w, dnT: l.t, dnD: l.d, dnX: l.x,
     shortcuts,
   }
 }
 
 /** Arcs of the dynamic graph in growable columns. */
 class ArcStore {
-  from: Uint32Array; to: Uint32Array; w: Uint32Array; d: Float32Array; x: Int32Array; hops: Uint32Array
+  from: Uint32Array; to: Uint32Array; w: Uint32Array; t: Uint32Array; d: Float32Array; x: Int32Array; hops: Uint32Array
   length = 0
 
   constructor(capacity: number) {
     this.from = new Uint32Array(capacity)
     this.to = new Uint32Array(capacity)
     this.w = new Uint32Array(capacity)
+    this.t = new Uint32Array(capacity)
     this.d = new Float32Array(capacity)
     this.x = new Int32Array(capacity)
     this.hops = new Uint32Array(capacity)
   }
 
-  add(u: number, t: number, w: number, d: number, x: number, hops: number): number {
+  add(u: number, v: number, w: number, t: number, d: number, x: number, hops: number): number {
     if (this.length === this.from.length) this.grow()
     const a = this.length++
     this.from[a] = u
-    this.to[a] = t
-    this.set(a, w, d, x, hops)
+    this.to[a] = v
+    this.set(a, w, t, d, x, hops)
     return a
   }
 
-  set(a: number, w: number, d: number, x: number, hops: number): void {
+  set(a: number, w: number, t: number, d: number, x: number, hops: number): void {
     this.w[a] = w
+    this.t[a] = t
     this.d[a] = d
     this.x[a] = x
     this.hops[a] = hops
@@ -252,6 +259,7 @@ class ArcStore {
     this.from = more(this.from, new Uint32Array(c))
     this.to = more(this.to, new Uint32Array(c))
     this.w = more(this.w, new Uint32Array(c))
+    this.t = more(this.t, new Uint32Array(c))
     this.d = more(this.d, new Float32Array(c))
     this.x = more(this.x, new Int32Array(c))
     this.hops = more(this.hops, new Uint32Array(c))

@@ -20,6 +20,8 @@ export interface Network {
   flags: Uint8Array
   access: Uint8Array
   /** per direction (2e, 2e+1) and mode: deciseconds, 0 when closed; [mode][2e+d] */
+  time: Uint32Array[]
+  /** what routes minimise, like `time` but with penalties (destination-only roads for car and truck) */
   weight: Uint32Array[]
   bush: ArrayBuffer
   /** per edge: name, ref and raw highway as indexes into the string table (0: none), maxspeed km/h (0: none) */
@@ -58,7 +60,7 @@ class StringTable {
 }
 
 type Row = [number, number, number, number, string, number | null, number, number, number, number, number, number, Buffer,
-  string | null, number | null, number | null, number | null, number | null, number | null, number | null, string | null, string | null]
+  string | null, number | null, number | null, number | null, number | null, number | null, number | null, string | null, string | null, number | null]
 
 /** The network of map.db; `borders: false` leaves the border-crossing flags to a later `markBorders`. */
 export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {}): Network {
@@ -71,6 +73,7 @@ export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {
   }
   const src = new Uint32Array(m), dst = new Uint32Array(m), length = new Float32Array(m)
   const cls = new Uint8Array(m), flags = new Uint8Array(m), access = new Uint8Array(m)
+  const time = MODES.map(() => new Uint32Array(2 * m))
   const weight = MODES.map(() => new Uint32Array(2 * m))
   const geomOff = new Uint32Array(m + 1)
   const parts: Int32Array[] = []
@@ -78,7 +81,7 @@ export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {
   const strings = new StringTable()
   const edgeName = new Uint32Array(m), edgeRef = new Uint32Array(m), edgeHighway = new Uint32Array(m), edgeMaxspeed = new Uint16Array(m)
   const rows = db.prepare(`SELECT e.id, source, target, length_m, class, maxspeed, car, truck, bike, foot, toll, ferry, geometry,
-      a.highway, a.maxspeed_forward, a.maxspeed_backward, a.maxheight, a.maxweight, a.maxwidth, a.maxlength, e.name, e.ref
+      a.highway, a.maxspeed_forward, a.maxspeed_backward, a.maxheight, a.maxweight, a.maxwidth, a.maxlength, e.name, e.ref, a.destination
     FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id ORDER BY e.id`).raw().iterate() as Iterable<Row>
   for (const r of rows) {
     const e = r[0] - 1
@@ -102,7 +105,9 @@ export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {
       for (let d = 0; d < 2; d++) {
         if (!(dirs[k] & (1 << d))) continue
         const kmh = speedKmh(mode, {cls: r[4], highway, maxspeed: r[5], dirMaxspeed: d === 0 ? r[14] : r[15]})
-        weight[k][2 * e + d] = deciseconds(r[3], kmh)
+        const t = deciseconds(r[3], kmh)
+        time[k][2 * e + d] = t
+        weight[k][2 * e + d] = r[22] && (mode === 'car' || mode === 'truck') ? destinationWeight(t) : t
       }
     })
     access[e] = bits
@@ -123,7 +128,7 @@ export function readNetwork(db: Database.Database, opts: {borders?: boolean} = {
   bush.finish()
   const geom = new Int32Array(geomOff[m])
   parts.forEach((g, e) => geom.set(g, geomOff[e]))
-  const net = {nodes, src, dst, geomOff, geom, length, cls, flags, access, weight, bush: bush.data as ArrayBuffer, edgeName, edgeRef, edgeHighway, edgeMaxspeed, ...strings.finish()}
+  const net = {nodes, src, dst, geomOff, geom, length, cls, flags, access, time, weight, bush: bush.data as ArrayBuffer, edgeName, edgeRef, edgeHighway, edgeMaxspeed, ...strings.finish()}
   if (opts.borders !== false) markBorders(net)
   return net
 }
@@ -147,6 +152,13 @@ export function markBorders(net: Network): void {
     if (a && b && a !== b) net.flags[e] |= AVOID_BITS.borderCrossings
   }
 }
+
+/**
+ * Destination-only roads (access, vehicle, motor_vehicle or motorcar = destination or delivery)
+ * weigh five times their time plus two minutes: a route reaches addresses on them but does not cut
+ * through unless every other way is far longer. Durations stay the real ones.
+ */
+const destinationWeight = (t: number) => 5 * t + 1200
 
 export interface Restriction {
   via: number
@@ -181,10 +193,10 @@ export function readRestrictions(db: Database.Database, mode: Mode): Restriction
  * leaves only by the permitted edges. Exact for via-node restrictions; copies have `orig` = via.
  */
 export function modeArcs(net: Network, k: number, restrictions: Restriction[]): Arcs & {orig: Uint32Array} {
-  const w = net.weight[k]
+  const w = net.weight[k], time = net.time[k]
   const m = net.src.length
   let n = net.nodes.length / 2
-  const tail: number[] = [], head: number[] = [], ws: number[] = [], ds: number[] = [], xs: number[] = []
+  const tail: number[] = [], head: number[] = [], ws: number[] = [], ts: number[] = [], ds: number[] = [], xs: number[] = []
   const outOf = new Map<number, number[]>()
   for (let e = 0; e < m; e++) {
     for (let d = 0; d < 2; d++) {
@@ -192,6 +204,7 @@ export function modeArcs(net: Network, k: number, restrictions: Restriction[]): 
       tail.push(d ? net.dst[e] : net.src[e])
       head.push(d ? net.src[e] : net.dst[e])
       ws.push(w[2 * e + d])
+      ts.push(time[2 * e + d])
       ds.push(net.length[e])
       xs.push(2 * e + d)
     }
@@ -224,6 +237,7 @@ export function modeArcs(net: Network, k: number, restrictions: Restriction[]): 
       tail.push(copy)
       head.push(head[a])
       ws.push(ws[a])
+      ts.push(ts[a])
       ds.push(ds[a])
       xs.push(xs[a])
     }
@@ -237,5 +251,5 @@ export function modeArcs(net: Network, k: number, restrictions: Restriction[]): 
   const orig = new Uint32Array(n)
   for (let i = 0; i < net.nodes.length / 2; i++) orig[i] = i
   origExtra.forEach((v, i) => (orig[net.nodes.length / 2 + i] = v))
-  return {n, orig, tail: Uint32Array.from(tail), head: Uint32Array.from(head), w: Uint32Array.from(ws), d: Float32Array.from(ds), x: Int32Array.from(xs)}
+  return {n, orig, tail: Uint32Array.from(tail), head: Uint32Array.from(head), w: Uint32Array.from(ws), t: Uint32Array.from(ts), d: Float32Array.from(ds), x: Int32Array.from(xs)}
 }

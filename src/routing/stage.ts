@@ -21,8 +21,10 @@ export interface ModeGraph extends Hierarchy {
   gOff: Uint32Array; gTo: Uint32Array; gW: Uint32Array; gX: Int32Array
   /** per base arc id (2e + d): the node it arrives at, -1 when the mode may not travel it */
   arcTo: Int32Array
-  /** per base arc id: deciseconds, 0 when closed */
+  /** per base arc id: weight (deciseconds and penalties), 0 when closed */
   arcW: Uint32Array
+  /** per base arc id: deciseconds */
+  arcT: Uint32Array
   /** per edge: 1 when it lies in a small island of the mode's network (snapping avoids those) */
   tiny: Uint8Array
   /** per base arc id: the nodes it leaves from (CSR) */
@@ -35,7 +37,7 @@ export async function buildModeGraph(net: Network, db: Database.Database, k: num
 }
 
 function modeGraph(net: Network, arcs: ModeArcs, h: Hierarchy): ModeGraph {
-  return {...h, orig: arcs.orig, arcW: net.weight[arcs.k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+  return {...h, orig: arcs.orig, arcW: net.weight[arcs.k], arcT: net.time[arcs.k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
 }
 
 type ModeArcs = Arcs & {orig: Uint32Array; k: number}
@@ -96,8 +98,8 @@ export function networkSections(net: Network) {
 }
 
 export function modeSections(g: ModeGraph) {
-  const {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs} = g
-  return {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs}
+  const {rank, orig, upOff, upTo, upW, upT, upD, upX, dnOff, dnFrom, dnW, dnT, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, arcT, tiny, srcOff, srcs} = g
+  return {rank, orig, upOff, upTo, upW, upT, upD, upX, dnOff, dnFrom, dnW, dnT, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, arcT, tiny, srcOff, srcs}
 }
 
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */

@@ -115,6 +115,29 @@ d e f`,
     expect(g.route('car', 'a', 'c', AVOID_BITS.ferries)).toBe('abc')
   })
 
+  it('access=destination: cars reach addresses on such roads but do not cut through; durations stay real', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential', access: 'destination'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    check(g, [
+      ['a', 'c', 'car', 'adefc'], // around, though through is half as long
+      ['a', 'c', 'truck', 'adefc'],
+      ['a', 'c', 'foot', 'abc'],
+      ['d', 'b', 'car', 'dab'], // an address on the road itself
+    ])
+    const car = g.router('car')
+    const path = car.route(car.snap(...g.at('d'), 10)!, car.snap(...g.at('b'), 10)!)!
+    expect(path.w).toBeCloseTo(288, 1) // 200 m at 25 km/h in deciseconds: no penalty in the duration
+  })
+
   it('avoid borderCrossings: the 49th parallel between Manitoba (a b c) and North Dakota (d e f)', async () => {
     const g = await make({
       origin: [-100, 49.0005],
