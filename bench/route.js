@@ -96,6 +96,7 @@ const time = (fn, n) => {
 const cost = time((i) => car.cost(...pairs[i % pairs.length]), 3000)
 const plain = time((i) => car.dijkstra(...[pairs[i][0], {to: pairs[i][1]}]), 100)
 const ll = (s) => [s.lon, s.lat]
+routeDirections(map, {locations: [ll(pairs[0][0]), ll(pairs[0][1])], mode: 'car', units: 'metric', geometry: 'polyline6', lang: 'en', alternatives: false}) // loads the instruction phrases once
 const dirs = time((i) => routeDirections(map, {locations: [ll(pairs[i % 300][0]), ll(pairs[i % 300][1])], mode: 'car', units: 'metric', geometry: 'polyline6', lang: 'en', alternatives: false}), 300)
 // 25×25 within one region: 50 points near a random centre
 const centre = pairs[0][0]

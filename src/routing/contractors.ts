@@ -6,16 +6,16 @@ import {type Arcs, type Hierarchy, contract} from './ch.js'
 export type Contractor = (arcs: Arcs, progress: (fraction: number) => Promise<void>) => Promise<Hierarchy>
 
 /**
- * At most two contractions at a time in worker threads (each holds a few hundred MB of dynamic
+ * At most `max` (default two) contractions at a time in worker threads (each holds a few hundred MB of dynamic
  * graph; two keep the import under its 2 GB budget and fill the 2-core machines we target). From
  * TypeScript sources (the tests) there is no compiled worker to start, so they contract in process.
  */
-export function contractors(): {parallel: number; run: Contractor; close(): Promise<void>} {
+export function contractors(max = 2): {parallel: number; run: Contractor; close(): Promise<void>} {
   const file = new URL('./ch-worker.js', import.meta.url)
   if (!import.meta.url.endsWith('.js')) {
     return {parallel: 1, run: (arcs, progress) => contract(arcs, (done, total) => progress(done / total)), close: async () => {}}
   }
-  const parallel = Math.max(1, Math.min(2, os.availableParallelism()))
+  const parallel = Math.max(1, Math.min(max, os.availableParallelism()))
   const idle: Worker[] = [], all: Worker[] = []
   const waiting: ((w: Worker) => void)[] = []
   const take = () => new Promise<Worker>((resolve) => {

@@ -104,7 +104,7 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
       return leg
     })
     const route: Record<string, unknown> = {distance: distanceOf(meters, q.units), duration: durationOf(w), legs}
-    const g = geometryOf(all, q.geometry)
+    const g = legs.length === 1 ? legs[0].geometry : geometryOf(all, q.geometry) // one leg: the same line, encoded once
     if (g) route.geometry = g
     return route
   }
