@@ -2,14 +2,16 @@ import Flatbush from 'flatbush'
 import FlatQueue from 'flatqueue'
 import type {Engine} from '../map/mapdata.js'
 import type {MapBlob} from '../map/blob.js'
+import type {RoadInfo} from './names.js'
 import type {ModeGraph} from './stage.js'
-import {type Snap, type SnapNetwork, snap} from './snap.js'
+import {bearing} from './path.js'
+import {type Snap, type SnapNetwork, edgeSlice, snap} from './snap.js'
 
 /** Where a search starts or ends: a node and the cost (deciseconds) and metres already spent. */
-interface Seed {node: number; w: number; m: number; arc: number}
+interface Seed {node: number; w: number; t: number; m: number; arc: number}
 
 export interface Cost {
-  /** deciseconds */
+  /** deciseconds (the real duration; routes minimise a weight that adds penalties) */
   w: number
   meters: number
 }
@@ -55,18 +57,37 @@ function graphOf(b: MapBlob): ModeGraph {
   const u = (s: string) => b.array(s, Uint32Array)
   const i = (s: string) => b.array(s, Int32Array)
   const f = (s: string) => b.array(s, Float32Array)
+  const names = new Set(b.names())
+  const has = (s: string) => names.has(s) // durations apart from weights: blobs built before them have only weights
   return {
     rank: u('rank'), orig: u('orig'), shortcuts: 0,
-    upOff: u('upOff'), upTo: u('upTo'), upW: u('upW'), upD: f('upD'), upX: i('upX'),
-    dnOff: u('dnOff'), dnFrom: u('dnFrom'), dnW: u('dnW'), dnD: f('dnD'), dnX: i('dnX'),
+    upOff: u('upOff'), upTo: u('upTo'), upW: u('upW'), upT: has('upT') ? u('upT') : u('upW'), upD: f('upD'), upX: i('upX'),
+    dnOff: u('dnOff'), dnFrom: u('dnFrom'), dnW: u('dnW'), dnT: has('dnT') ? u('dnT') : u('dnW'), dnD: f('dnD'), dnX: i('dnX'),
     gOff: u('gOff'), gTo: u('gTo'), gW: u('gW'), gX: i('gX'),
-    arcTo: i('arcTo'), arcW: u('arcW'), tiny: b.array('tiny', Uint8Array), srcOff: u('srcOff'), srcs: u('srcs'),
+    arcTo: i('arcTo'), arcW: u('arcW'), arcT: has('arcT') ? u('arcT') : u('arcW'), tiny: b.array('tiny', Uint8Array), srcOff: u('srcOff'), srcs: u('srcs'),
   }
+}
+
+/**
+ * Whether a start may leave along direction d (0: towards the edge's target) of its edge: always
+ * without a `heading`, else when the edge's bearing there (over ±5 m) lies within 90° of it.
+ */
+function leaves(net: Network, s: Snap, d: number): boolean {
+  if (s.heading === undefined) return true
+  const len = net.length[s.edge] || 1, dt = Math.min(0.5, 5 / len)
+  const t0 = Math.max(0, Math.min(1 - 2 * dt, s.t - dt))
+  const pts = edgeSlice(net, s.edge, t0, t0 + 2 * dt)
+  const b = (bearing(pts[0], pts[pts.length - 1]) + (d ? 180 : 0)) % 360
+  const diff = Math.abs(((b - s.heading + 540) % 360) - 180)
+  return diff <= 90
 }
 
 /** One search direction's scratch state, reset by the list of nodes it touched. */
 class Search {
+  /** weight (what the search minimises) */
   readonly w: Float64Array
+  /** duration, deciseconds */
+  readonly t: Float64Array
   readonly m: Float64Array
   /** index of the arc that reached the node (in the search's arc arrays), -1 for a seed */
   readonly via: Int32Array
@@ -77,6 +98,7 @@ class Search {
 
   constructor(n: number) {
     this.w = new Float64Array(n).fill(INF)
+    this.t = new Float64Array(n)
     this.m = new Float64Array(n)
     this.via = new Int32Array(n)
     this.prev = new Int32Array(n)
@@ -91,6 +113,7 @@ class Search {
       if (s.w >= this.w[s.node]) continue
       if (this.w[s.node] === INF) this.touched.push(s.node)
       this.w[s.node] = s.w
+      this.t[s.node] = s.t
       this.m[s.node] = s.m
       this.via[s.node] = -1
       this.seedArc[s.node] = s.arc
@@ -98,10 +121,11 @@ class Search {
     }
   }
 
-  relax(from: number, to: number, w: number, m: number, arc: number): void {
+  relax(from: number, to: number, w: number, t: number, m: number, arc: number): void {
     if (w >= this.w[to]) return
     if (this.w[to] === INF) this.touched.push(to)
     this.w[to] = w
+    this.t[to] = t
     this.m[to] = m
     this.via[to] = arc
     this.prev[to] = from
@@ -117,6 +141,8 @@ export class ModeRouter {
   readonly g: ModeGraph
   private readonly fwd: Search
   private readonly bwd: Search
+  /** matrix buckets: the first entry at each node, -1 when none (all -1 between calls) */
+  private bucketHead?: Int32Array
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -130,14 +156,14 @@ export class ModeRouter {
     return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
-  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel. */
+  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its `heading` allows). */
   sources(s: Snap): Seed[] {
     const out: Seed[] = []
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
-      if (this.g.arcTo[a] < 0) continue
+      if (this.g.arcTo[a] < 0 || !leaves(this.net, s, d)) continue
       const rest = d ? s.t : 1 - s.t
-      out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], m: rest * this.net.length[s.edge], arc: a})
+      out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], t: rest * this.g.arcT[a], m: rest * this.net.length[s.edge], arc: a})
     }
     return out
   }
@@ -149,20 +175,20 @@ export class ModeRouter {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0) continue
       const part = d ? 1 - s.t : s.t
-      for (let i = this.g.srcOff[a]; i < this.g.srcOff[a + 1]; i++) out.push({node: this.g.srcs[i], w: part * this.g.arcW[a], m: part * this.net.length[s.edge], arc: a})
+      for (let i = this.g.srcOff[a]; i < this.g.srcOff[a + 1]; i++) out.push({node: this.g.srcs[i], w: part * this.g.arcW[a], t: part * this.g.arcT[a], m: part * this.net.length[s.edge], arc: a})
     }
     return out
   }
 
   /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
-  private direct(from: Snap, to: Snap): (Cost & {arc: number}) | null {
+  private direct(from: Snap, to: Snap): (Cost & {weight: number; arc: number}) | null {
     if (from.edge !== to.edge) return null
     const e = from.edge
     const d = to.t >= from.t ? 0 : 1
     const a = 2 * e + d
-    if (this.g.arcTo[a] < 0) return null
+    if (this.g.arcTo[a] < 0 || !leaves(this.net, from, d)) return null
     const f = Math.abs(to.t - from.t)
-    return {w: f * this.g.arcW[a], meters: f * this.net.length[e], arc: a}
+    return {weight: f * this.g.arcW[a], w: f * this.g.arcT[a], meters: f * this.net.length[e], arc: a}
   }
 
   /** Fastest route cost between two snapped points (contraction hierarchy), or null when none. */
@@ -183,12 +209,13 @@ export class ModeRouter {
     F.reset(this.sources(from))
     B.reset(this.targets(to))
     const dir = this.direct(from, to)
-    let best = dir ? dir.w : INF, bestM = dir ? dir.meters : 0, meet = -1
+    let best = dir ? dir.weight : INF, bestT = dir ? dir.w : 0, bestM = dir ? dir.meters : 0, meet = -1
     const check = (v: number) => {
       if (F.w[v] === INF || B.w[v] === INF) return
-      const t = F.w[v] + B.w[v]
-      if (t < best) {
-        best = t
+      const w = F.w[v] + B.w[v]
+      if (w < best) {
+        best = w
+        bestT = F.t[v] + B.t[v]
         bestM = F.m[v] + B.m[v]
         meet = v
       }
@@ -203,7 +230,7 @@ export class ModeRouter {
         if (fk > F.w[v]) continue
         for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) {
           const t = g.upTo[i]
-          F.relax(v, t, fk + g.upW[i], F.m[v] + g.upD[i], i)
+          F.relax(v, t, fk + g.upW[i], F.t[v] + g.upT[i], F.m[v] + g.upD[i], i)
           check(t)
         }
       } else {
@@ -211,13 +238,13 @@ export class ModeRouter {
         if (bk > B.w[v]) continue
         for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) {
           const t = g.dnFrom[i]
-          B.relax(v, t, bk + g.dnW[i], B.m[v] + g.dnD[i], i)
+          B.relax(v, t, bk + g.dnW[i], B.t[v] + g.dnT[i], B.m[v] + g.dnD[i], i)
           check(t)
         }
       }
     }
     if (best === INF) return null
-    return {w: best, meters: bestM, meet, arc: meet < 0 ? dir!.arc : -1}
+    return {w: bestT, meters: bestM, meet, arc: meet < 0 ? dir!.arc : -1}
   }
 
   private unpackPath(meet: number): number[] {
@@ -264,50 +291,57 @@ export class ModeRouter {
   }
 
   /**
-   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost) at
-   * every node it settles; one forward upward search per source reads them.
+   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost,
+   * metres) in a bucket at every node it settles (linked lists in flat arrays); one forward upward
+   * search per source scans the buckets of the nodes it settles.
    */
   matrix(from: Snap[], to: Snap[]): (Cost | null)[][] {
     const g = this.g, B = this.bwd, F = this.fwd
-    const buckets = new Map<number, number[]>()
+    const head = (this.bucketHead ??= new Int32Array(g.rank.length).fill(-1))
+    const next: number[] = [], target: number[] = [], bw: number[] = [], bt: number[] = [], bm: number[] = [], heads: number[] = []
     to.forEach((t, j) => {
       B.reset(this.targets(t))
       while (B.queue.length) {
         const k = B.queue.peekValue()!
         const v = B.queue.pop()!
         if (k > B.w[v]) continue
-        const list = buckets.get(v)
-        if (list) list.push(j, k, B.m[v])
-        else buckets.set(v, [j, k, B.m[v]])
-        for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) B.relax(v, g.dnFrom[i], k + g.dnW[i], B.m[v] + g.dnD[i], i)
+        if (head[v] < 0) heads.push(v)
+        next.push(head[v])
+        head[v] = target.length
+        target.push(j)
+        bw.push(k)
+        bt.push(B.t[v])
+        bm.push(B.m[v])
+        for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) B.relax(v, g.dnFrom[i], k + g.dnW[i], B.t[v] + g.dnT[i], B.m[v] + g.dnD[i], i)
       }
     })
-    return from.map((s) => {
-      const row: (Cost | null)[] = to.map((t) => {
+    const rowW = new Float64Array(to.length), rowT = new Float64Array(to.length), rowM = new Float64Array(to.length)
+    const rows = from.map((s) => {
+      rowW.fill(INF)
+      to.forEach((t, j) => {
         const d = this.direct(s, t)
-        return d && {w: d.w, meters: d.meters}
+        if (d) (rowW[j] = d.weight), (rowT[j] = d.w), (rowM[j] = d.meters)
       })
       F.reset(this.sources(s))
       while (F.queue.length) {
         const k = F.queue.peekValue()!
         const v = F.queue.pop()!
         if (k > F.w[v]) continue
-        const list = buckets.get(v)
-        if (list) {
-          for (let i = 0; i < list.length; i += 3) {
-            const c = row[list[i]], w = k + list[i + 1]
-            if (!c || w < c.w) row[list[i]] = {w, meters: F.m[v] + list[i + 2]}
-          }
+        for (let e = head[v]; e >= 0; e = next[e]) {
+          const j = target[e], w = k + bw[e]
+          if (w < rowW[j]) (rowW[j] = w), (rowT[j] = F.t[v] + bt[e]), (rowM[j] = F.m[v] + bm[e])
         }
-        for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) F.relax(v, g.upTo[i], k + g.upW[i], F.m[v] + g.upD[i], i)
+        for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) F.relax(v, g.upTo[i], k + g.upW[i], F.t[v] + g.upT[i], F.m[v] + g.upD[i], i)
       }
-      return row
+      return Array.from(rowW, (w, j): Cost | null => (w === INF ? null : {w: rowT[j], meters: rowM[j]}))
     })
+    for (const v of heads) head[v] = -1
+    return rows
   }
 
   /**
    * Plain Dijkstra over the uncontracted graph from `from`: to `to` when given (stops once it is
-   * settled), else until `limit` deciseconds. Arcs on edges whose flags meet `avoid` are skipped.
+   * settled), else until `limit` deciseconds of weight (the `w` it returns per node). Arcs on edges whose flags meet `avoid` are skipped.
    */
   dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
     const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
@@ -316,7 +350,7 @@ export class ModeRouter {
     const goal = new Map<number, Seed>()
     if (opts.to) for (const s of this.targets(opts.to)) if (ok(s.arc) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
     const d = opts.to ? this.direct(from, opts.to) : null
-    let best = d && ok(d.arc) ? d.w : INF, bestM = d ? d.meters : 0, end = -1
+    let best = d && ok(d.arc) ? d.weight : INF, bestT = d ? d.w : 0, bestM = d ? d.meters : 0, end = -1
     while (F.queue.length) {
       const k = F.queue.peekValue()!
       const v = F.queue.pop()!
@@ -325,13 +359,14 @@ export class ModeRouter {
       const t = goal.get(v)
       if (t && k + t.w < best) {
         best = k + t.w
+        bestT = F.t[v] + t.t
         bestM = F.m[v] + t.m
         end = v
       }
       for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) {
         if (!ok(g.gX[i])) continue
         const w = opts.penalty?.has(g.gX[i] >> 1) ? 3 * g.gW[i] : g.gW[i]
-        F.relax(v, g.gTo[i], k + w, F.m[v] + this.net.length[g.gX[i] >> 1], i)
+        F.relax(v, g.gTo[i], k + w, F.t[v] + g.arcT[g.gX[i]], F.m[v] + this.net.length[g.gX[i] >> 1], i)
       }
     }
     let path: Path | null = null
@@ -348,9 +383,9 @@ export class ModeRouter {
         arcs.push(F.seedArc[v])
         arcs.reverse()
       }
-      path = {w: best, meters: bestM, arcs, from, to: opts.to}
+      path = {w: bestT, meters: bestM, arcs, from, to: opts.to}
     }
-    return {w: F.w, m: F.m, touched: F.touched, path, cost: best < INF ? {w: best, meters: bestM} : null}
+    return {w: F.w, m: F.m, touched: F.touched, path, cost: best < INF ? {w: bestT, meters: bestM} : null}
   }
 }
 
@@ -359,7 +394,7 @@ export class RegionRouting implements Engine {
   private readonly routers = new Map<number, ModeRouter>()
   closed = false
 
-  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}) {}
+  constructor(readonly net: Network, private readonly loadMode: (k: number) => MapBlob, readonly names?: (edge: number) => RoadInfo) {}
 
   mode(k: number): ModeRouter {
     let r = this.routers.get(k)

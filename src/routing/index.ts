@@ -2,6 +2,7 @@ import {readBlob} from '../map/blob.js'
 import type {MapData} from '../map/mapdata.js'
 import {refuse} from '../errors.js'
 import {type ModeRouter, Network, RegionRouting} from './engine.js'
+import {EdgeNames, type RoadInfo} from './names.js'
 import {type Mode, MODES} from './profile.js'
 import type {Snap} from './snap.js'
 import {EDGES_BLOB, ROUTE_BLOB_VERSION, modeBlob} from './stage.js'
@@ -20,9 +21,14 @@ export function regionRouting(map: MapData, region: string): RegionRouting | und
         throw new Error('no routing blobs')
       })
     }
-    const net = new Network(readBlob(file, {kind: EDGES_BLOB, version: ROUTE_BLOB_VERSION}))
-    const row = db.prepare('SELECT e.name, e.ref, e.maxspeed, a.highway FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id WHERE e.id = ?')
-    const names = (edge: number) => row.get(edge + 1) as {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}
+    const blob = readBlob(file, {kind: EDGES_BLOB, version: ROUTE_BLOB_VERSION})
+    const net = new Network(blob)
+    const table = EdgeNames.from(blob)
+    let names = (edge: number) => table!.get(edge)
+    if (!table) {
+      const row = db.prepare('SELECT e.name, e.ref, e.maxspeed, a.highway FROM edges e LEFT JOIN edge_attrs a ON a.id = e.id WHERE e.id = ?')
+      names = (edge: number) => row.get(edge + 1) as RoadInfo
+    }
     return new RegionRouting(net, (k) => readBlob(blobFile(modeBlob(MODES[k]))!, {kind: modeBlob(MODES[k]), version: ROUTE_BLOB_VERSION}), names)
   })
   return missing || !engine?.net ? undefined : engine

@@ -27,7 +27,7 @@ export function pieces(router: ModeRouter, path: Path): Piece[] {
     else if (i === n - 1) t1 = path.to.t
     const f = Math.abs(t1 - t0)
     if (f === 0 && n > 1) return
-    out.push({arc, edge: e, points: edgeSlice(router.net, e, t0, t1), meters: f * router.net.length[e], w: f * router.g.arcW[arc]})
+    out.push({arc, edge: e, points: edgeSlice(router.net, e, t0, t1), meters: f * router.net.length[e], w: f * router.g.arcT[arc]})
   })
   return out
 }

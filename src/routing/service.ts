@@ -7,6 +7,7 @@ import {locate} from './index.js'
 import {isochroneRing} from './isochrone.js'
 import {line, pieces} from './path.js'
 import {AVOID_BITS, type Avoid, type Mode} from './profile.js'
+import type {Snap} from './snap.js'
 import {type Lang, legSteps} from './steps.js'
 
 /** `[lng, lat]` */
@@ -15,8 +16,10 @@ export type Point = [number, number]
 const latLngOf = (p: Point) => ({latitude: p[1], longitude: p[0]})
 const avoidMask = (avoid: Avoid[] = []) => avoid.reduce((m, a) => m | AVOID_BITS[a], 0)
 
-function routeBetween(router: ModeRouter, a: ReturnType<ModeRouter['snap']> & {}, b: typeof a, avoid: number, param: string): Path {
-  const path = avoid ? router.dijkstra(a, {to: b, avoid}).path : router.route(a, b)
+const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid}).path : router.route(a, b))
+
+function routeBetween(router: ModeRouter, a: Snap, b: Snap, avoid: number, param: string): Path {
+  const path = tryRoute(router, a, b, avoid)
   if (!path) throw refuse.invalid(param, `must be reachable by road from the previous location${avoid ? ' without the avoided roads' : ''}`)
   return path
 }
@@ -75,7 +78,11 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
   const avoid = avoidMask(q.avoid)
   const {region, router, snaps} = locate(map, q.mode, q.locations, 'locations', avoid)
   const paths: Path[] = []
-  for (let i = 1; i < snaps.length; i++) paths.push(routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
+  for (let i = 1; i < snaps.length; i++) {
+    // `heading` restricts how the first leg leaves its start, unless no route leaves that way.
+    const start = i === 1 && q.heading !== undefined ? {...snaps[0], heading: q.heading} : snaps[i - 1]
+    paths.push(tryRoute(router, start, snaps[i], avoid) ?? routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
+  }
   const build = (legPaths: Path[]) => {
     const all: [number, number][] = []
     let meters = 0, w = 0
@@ -97,7 +104,7 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
       return leg
     })
     const route: Record<string, unknown> = {distance: distanceOf(meters, q.units), duration: durationOf(w), legs}
-    const g = geometryOf(all, q.geometry)
+    const g = legs.length === 1 ? legs[0].geometry : geometryOf(all, q.geometry) // one leg: the same line, encoded once
     if (g) route.geometry = g
     return route
   }

@@ -11,6 +11,8 @@ export interface Snap {
   lat: number
   /** metres from the input location */
   offset: number
+  /** as a start: only leave in directions within 90° of this bearing (degrees clockwise from north) */
+  heading?: number
 }
 
 export interface SnapNetwork {

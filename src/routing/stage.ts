@@ -1,10 +1,15 @@
 import type Database from 'better-sqlite3'
 import type {MapStage, StageContext} from '../osm/stage.js'
 import {type Arcs, type Hierarchy, contract} from './ch.js'
-import {type Network, modeArcs, readNetwork, readRestrictions} from './graph.js'
+import {contractors} from './contractors.js'
+import {type Network, markBorders, modeArcs, readNetwork, readRestrictions} from './graph.js'
 import {type Mode, MODES} from './profile.js'
 
-/** Blob `route-edges` (the shared network) and one `route-<mode>` blob per mode; kind version 1. */
+/**
+ * Blob `route-edges` (the shared network) and one `route-<mode>` blob per mode; kind version 1. The
+ * street-name sections of `route-edges` (edgeName … strBytes) were added later: readers fall back to
+ * map.db for regions built without them.
+ */
 export const EDGES_BLOB = 'route-edges'
 export const modeBlob = (mode: Mode) => `route-${mode}`
 export const ROUTE_BLOB_VERSION = 1
@@ -16,8 +21,10 @@ export interface ModeGraph extends Hierarchy {
   gOff: Uint32Array; gTo: Uint32Array; gW: Uint32Array; gX: Int32Array
   /** per base arc id (2e + d): the node it arrives at, -1 when the mode may not travel it */
   arcTo: Int32Array
-  /** per base arc id: deciseconds, 0 when closed */
+  /** per base arc id: weight (deciseconds and penalties), 0 when closed */
   arcW: Uint32Array
+  /** per base arc id: deciseconds */
+  arcT: Uint32Array
   /** per edge: 1 when it lies in a small island of the mode's network (snapping avoids those) */
   tiny: Uint8Array
   /** per base arc id: the nodes it leaves from (CSR) */
@@ -26,9 +33,14 @@ export interface ModeGraph extends Hierarchy {
 
 export async function buildModeGraph(net: Network, db: Database.Database, k: number, progress?: (done: number, total: number) => Promise<void>): Promise<ModeGraph> {
   const arcs = modeArcs(net, k, readRestrictions(db, MODES[k]))
-  const h = await contract(arcs, progress)
-  return {...h, orig: arcs.orig, arcW: net.weight[k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+  return modeGraph(net, {...arcs, k}, await contract(arcs, progress))
 }
+
+function modeGraph(net: Network, arcs: ModeArcs, h: Hierarchy): ModeGraph {
+  return {...h, orig: arcs.orig, arcW: net.weight[arcs.k], arcT: net.time[arcs.k], tiny: islands(arcs, net.src.length), ...plain(arcs), ...arcEnds(arcs, net.src.length)}
+}
+
+type ModeArcs = Arcs & {orig: Uint32Array; k: number}
 
 /** Edges whose (undirected) component has fewer than min(1000, half the largest) nodes. */
 function islands(g: Arcs, edges: number): Uint8Array {
@@ -81,33 +93,52 @@ function arcEnds(g: Arcs, edges: number) {
 }
 
 export function networkSections(net: Network) {
-  const {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush} = net
-  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush}
+  const {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush, edgeName, edgeRef, edgeHighway, edgeMaxspeed, strOff, strBytes} = net
+  return {nodes, src, dst, geomOff, geom, length, cls, flags, access, bush, edgeName, edgeRef, edgeHighway, edgeMaxspeed, strOff, strBytes}
 }
 
 export function modeSections(g: ModeGraph) {
-  const {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs} = g
-  return {rank, orig, upOff, upTo, upW, upD, upX, dnOff, dnFrom, dnW, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, tiny, srcOff, srcs}
+  const {rank, orig, upOff, upTo, upW, upT, upD, upX, dnOff, dnFrom, dnW, dnT, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, arcT, tiny, srcOff, srcs} = g
+  return {rank, orig, upOff, upTo, upW, upT, upD, upX, dnOff, dnFrom, dnW, dnT, dnD, dnX, gOff, gTo, gW, gX, arcTo, arcW, arcT, tiny, srcOff, srcs}
 }
 
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */
 export const routingStage: MapStage = {
   name: 'routing',
   async build(ctx: StageContext) {
-    const net = readNetwork(ctx.db)
-    ctx.writeBlob(EDGES_BLOB, networkSections(net), ROUTE_BLOB_VERSION)
+    const net = readNetwork(ctx.db, {borders: false})
     // What each profile cost to build, for `loc` users and bench/route.js.
     ctx.db.exec('CREATE TABLE routing_profiles (mode TEXT PRIMARY KEY, seconds REAL, rss_mb REAL, nodes INTEGER, arcs INTEGER, shortcuts INTEGER, bytes INTEGER)')
     const stat = ctx.db.prepare('INSERT INTO routing_profiles VALUES (?,?,?,?,?,?,?)')
-    for (let k = 0; k < MODES.length; k++) {
-      const started = performance.now()
-      let rss = process.memoryUsage.rss()
-      const graph = await buildModeGraph(net, ctx.db, k, (done, total) => {
+    // Modes contract in parallel (worker threads), the biggest graphs first to balance the workers.
+    const modes: ModeArcs[] = MODES.map((mode, k) => ({...modeArcs(net, k, readRestrictions(ctx.db, mode)), k}))
+    const order = [...modes].sort((a, b) => b.tail.length - a.tail.length)
+    const done = new Float64Array(MODES.length)
+    let rss = process.memoryUsage.rss()
+    const started = new Float64Array(MODES.length)
+    const progress = (k: number) => (fraction: number) => {
+      started[k] ||= performance.now() // the contraction began (it may have waited for a worker)
+      done[k] = fraction
+      rss = Math.max(rss, process.memoryUsage.rss())
+      return ctx.progress(done.reduce((a, b) => a + b, 0) / MODES.length, 1)
+    }
+    const pool = contractors()
+    try {
+      const contracted = Promise.all(order.map(async (arcs) => {
+        const h = await pool.run(arcs, progress(arcs.k))
+        const graph = modeGraph(net, arcs, h)
+        const bytes = ctx.writeBlob(modeBlob(MODES[arcs.k]), modeSections(graph), ROUTE_BLOB_VERSION)
         rss = Math.max(rss, process.memoryUsage.rss())
-        return ctx.progress((k + done / total) / MODES.length, 1)
-      })
-      const bytes = ctx.writeBlob(modeBlob(MODES[k]), modeSections(graph), ROUTE_BLOB_VERSION)
-      stat.run(MODES[k], (performance.now() - started) / 1000, Math.max(rss, process.memoryUsage.rss()) / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
+        stat.run(MODES[arcs.k], (performance.now() - started[arcs.k]) / 1000, rss / 2 ** 20, graph.rank.length, graph.gTo.length, graph.shortcuts, bytes)
+      }))
+      contracted.catch(() => {}) // awaited below; a failure here first must not leave it unhandled
+      // Meanwhile (the workers do not need them): border crossings, then the shared network's blob.
+      await new Promise((resolve) => setImmediate(resolve)) // lets the first arcs be posted
+      markBorders(net)
+      ctx.writeBlob(EDGES_BLOB, networkSections(net), ROUTE_BLOB_VERSION)
+      await contracted
+    } finally {
+      await pool.close()
     }
   },
   verify(ctx) {

@@ -52,9 +52,10 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
     if (g && info[i].name === info[g.from].name && info[i].ref === info[g.from].ref && link(info[i].highway) === link(info[g.from].highway)) g.to = i
     else groups.push({from: i, to: i})
   }
+  const lines = groups.map((g) => line(ps.slice(g.from, g.to + 1)))
   const raw = groups.map((g, k) => {
-    const pts = line(ps.slice(g.from, g.to + 1))
-    const prev = k ? line(ps.slice(groups[k - 1].from, groups[k - 1].to + 1)) : null
+    const pts = lines[k]
+    const prev = k ? lines[k - 1] : null
     const after = pts.length > 1 ? bearing(pts[0], pts[1]) : 0
     const before = prev && prev.length > 1 ? bearing(prev[prev.length - 2], prev[prev.length - 1]) : 0
     let type = k === 0 ? 'depart' : 'turn'
@@ -79,9 +80,10 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
   const lang = OTI_LANG[opts.lang]
   const text = (r: (typeof raw)[number]) =>
     instructions().compile(lang, {maneuver: r.maneuver, name: r.name, ref: r.ref, mode: OSRM_MODE[mode]}, {legCount: 1, legIndex: 0})
+  const texts = raw.map(text)
   return raw.map((r, i) => {
     const next = raw[i + 1] ?? r
-    const nextText = text(next)
+    const nextText = texts[i + 1] ?? texts[i]
     const step: Record<string, unknown> = {
       distance: distanceOf(r.meters, opts.units),
       duration: durationOf(r.w),
@@ -89,7 +91,7 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
       end_location: {latitude: r.pts[r.pts.length - 1][1], longitude: r.pts[r.pts.length - 1][0]},
       bearing_before: r.maneuver.bearing_before,
       bearing_after: r.maneuver.bearing_after,
-      instructions: text(r),
+      instructions: texts[i],
       banner_instructions: [{distanceAlongGeometry: Math.round(r.meters * 10) / 10, primary: {text: next.name || nextText, type: next.maneuver.type, modifier: next.maneuver.modifier ?? null}}],
       voice_instructions: [{distanceAlongGeometry: Math.round(r.meters * 10) / 10, announcement: nextText, ssmlAnnouncement: `<speak><amazon:effect name="drc"><prosody rate="1.08">${escapeXml(nextText)}</prosody></amazon:effect></speak>`}],
       mode,

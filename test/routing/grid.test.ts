@@ -114,4 +114,71 @@ d e f`,
     expect(g.route('car', 'a', 'c', AVOID_BITS.highways)).toBe('adefc')
     expect(g.route('car', 'a', 'c', AVOID_BITS.ferries)).toBe('abc')
   })
+
+  it('access=destination: cars reach addresses on such roads but do not cut through; durations stay real', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential', access: 'destination'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    check(g, [
+      ['a', 'c', 'car', 'adefc'], // around, though through is half as long
+      ['a', 'c', 'truck', 'adefc'],
+      ['a', 'c', 'foot', 'abc'],
+      ['d', 'b', 'car', 'dab'], // an address on the road itself
+    ])
+    const car = g.router('car')
+    const path = car.route(car.snap(...g.at('d'), 10)!, car.snap(...g.at('b'), 10)!)!
+    expect(path.w).toBeCloseTo(288, 1) // 200 m at 25 km/h in deciseconds: no penalty in the duration
+  })
+
+  it('avoid borderCrossings: the 49th parallel between Manitoba (a b c) and North Dakota (d e f)', async () => {
+    const g = await make({
+      origin: [-100, 49.0005],
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'primary'}},
+        def: {nodes: 'def', tags: {highway: 'primary'}},
+        cf: {nodes: 'cf', tags: {highway: 'primary'}},
+      },
+    })
+    expect(g.route('car', 'a', 'c')).toBe('adefc') // faster through the United States
+    expect(g.route('car', 'a', 'c', AVOID_BITS.borderCrossings)).toBe('abc')
+    expect(g.route('car', 'a', 'd', AVOID_BITS.borderCrossings)).toBe(null)
+    expect(g.route('car', 'd', 'f', AVOID_BITS.borderCrossings)).toBe('def')
+  })
+
+  it('heading: a start leaves along the side of its road the heading points to', async () => {
+    const g = await make({
+      map: `
+a b c
+d e f`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'residential'}},
+        def: {nodes: 'def', tags: {highway: 'residential'}},
+        ad: {nodes: 'ad', tags: {highway: 'residential'}},
+        cf: {nodes: 'cf', tags: {highway: 'residential'}},
+      },
+    })
+    const car = g.router('car')
+    const [ax, ay] = g.at('a'), [bx] = g.at('b')
+    const start = car.snap((ax + bx) / 2, ay, 10)!, to = car.snap(...g.at('d'), 10)!
+    const leave = (heading?: number) => {
+      const p = car.route({...start, heading}, to)!
+      return {first: p.arcs[0] & 1 ? 'west' : 'east', metres: Math.round(p.meters)}
+    }
+    expect(leave()).toEqual({first: 'west', metres: 150}) // west to a, down to d
+    expect(leave(270)).toEqual({first: 'west', metres: 150})
+    expect(leave(80)).toEqual({first: 'east', metres: 250}) // east to b, turn there, back past the start to a, down to d
+    expect(leave(0)).toEqual({first: 'west', metres: 150}) // along neither side (90° off both): either may be taken
+  })
 })

@@ -20,6 +20,8 @@ export interface Grid {
   map: string
   ways: Record<string, {nodes: string; tags: Record<string, string>}>
   restrictions?: {type: string; from: string; via: string; to: string; except?: string}[]
+  /** `[lon, lat]` of the map's top-left corner (default 0, 0) */
+  origin?: [number, number]
 }
 
 const STEP = 100 / 111_320
@@ -38,7 +40,7 @@ export async function grid(spec: Grid): Promise<GridRouter> {
   db.exec(MAP_SCHEMA)
   const pos = new Map<string, [number, number]>()
   spec.map.split('\n').filter((l) => l.trim()).forEach((row, y) => {
-    for (let x = 0; x < row.length; x++) if (/[a-z0-9]/.test(row[x])) pos.set(row[x], [(x / 2) * STEP, -y * STEP])
+    for (let x = 0; x < row.length; x++) if (/[a-z0-9]/.test(row[x])) pos.set(row[x], [(spec.origin?.[0] ?? 0) + (x / 2) * STEP, (spec.origin?.[1] ?? 0) - y * STEP])
   })
   const nodeId = new Map<string, number>()
   const letterOf = new Map<number, string>()

@@ -5,6 +5,8 @@ import {openMapData} from '../../src/map/index.js'
 import type {MapData} from '../../src/map/mapdata.js'
 import {importOsm} from '../../src/osm/index.js'
 import {regionRouting} from '../../src/routing/index.js'
+import {contract} from '../../src/routing/ch.js'
+import {modeArcs, readNetwork, readRestrictions} from '../../src/routing/graph.js'
 import {MODES} from '../../src/routing/profile.js'
 import {bestOrder, routeDirections} from '../../src/routing/service.js'
 import type {Snap} from '../../src/routing/snap.js'
@@ -40,6 +42,22 @@ function pointsOn(region: string, k: number, count: number, seed: number): Snap[
 }
 
 describe('routing on real regions (Monaco, Liechtenstein)', () => {
+  it('the compiled contraction worker builds the same hierarchy as contracting in process (dist/, from npm run build)', async () => {
+    const {contractors} = await import(new URL('../../dist/routing/contractors.js', import.meta.url).href)
+    const db = map.db('monaco')!
+    const arcs = modeArcs(readNetwork(db), 0, readRestrictions(db, 'car'))
+    const pool = contractors()
+    try {
+      expect(pool.parallel).toBeGreaterThanOrEqual(1)
+      const [a, b] = await Promise.all([pool.run(arcs, async () => {}), contract(arcs)])
+      expect(Array.from(a.rank)).toEqual(Array.from(b.rank))
+      expect(Array.from(a.upTo)).toEqual(Array.from(b.upTo))
+      expect(Array.from(a.dnW)).toEqual(Array.from(b.dnW))
+    } finally {
+      await pool.close()
+    }
+  })
+
   it('the contraction hierarchy costs exactly what plain Dijkstra costs on 1,000 seeded connected pairs', () => {
     let pairs = 0
     for (const [region, seed] of [['monaco', 7], ['liechtenstein', 11]] as const) {
