@@ -217,7 +217,7 @@ export class MapBuilder {
   private address(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, t: Tags): void {
     const rowId = ++this.built.addresses
     this.st.address.run(rowId, type, id, t['addr:housenumber'], t['addr:street'] ?? null, t['addr:place'] ?? null, t['addr:unit'] ?? null,
-      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat))
+      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat), t.building ?? null)
     this.st.addressBox.run(rowId, lon, lon, lat, lat)
   }
 
@@ -438,7 +438,7 @@ export type Statements = ReturnType<typeof prepare>
 function prepare(db: Database.Database) {
   const box = (t: string) => db.prepare(`INSERT INTO ${t}_rtree VALUES (?, ?, ?, ?, ?)`)
   return {
-    address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)'),
+    address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     addressBox: box('addresses'),
     interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?)'),
     interpolationBox: box('interpolations'),

@@ -14,7 +14,7 @@ CREATE TABLE addresses (
   id INTEGER PRIMARY KEY,
   osm_type TEXT NOT NULL, osm_id INTEGER NOT NULL,
   housenumber TEXT NOT NULL, street TEXT, place TEXT, unit TEXT, city TEXT, postcode TEXT, state TEXT, country TEXT,
-  lon REAL NOT NULL, lat REAL NOT NULL
+  lon REAL NOT NULL, lat REAL NOT NULL, building TEXT
 );
 CREATE VIRTUAL TABLE addresses_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 CREATE VIRTUAL TABLE addresses_fts USING fts5(housenumber, street, place, city, postcode, content='addresses', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
