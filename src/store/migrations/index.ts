@@ -6,6 +6,7 @@ import * as m004 from './004_geofence_metadata.js'
 import * as m005 from './005_tracking.js'
 import * as m006 from './006_sync.js'
 import * as m007 from './007_webhook_delivery.js'
+import * as m008 from './008_user_location.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_tracking': m005,
   '006_sync': m006,
   '007_webhook_delivery': m007,
+  '008_user_location': m008,
 }
