@@ -141,7 +141,7 @@ export class MapBuilder {
     let present = 0
     for (let i = 0; i < count; i++) if ((all[i] = this.nodes.indexOf(refs[i])) >= 0) present++
     const road = tags ? roadAttrs(tags) : null
-    const street = tags?.highway && tags.name ? tags.name : null
+    const street = tags?.highway && tags.name && !NOT_STREETS.has(tags.highway) ? tags.name : null
     let w = -1
     if (road || street || this.memberWays.has(id)) w = this.ways.add(id, all)
     if (!tags) return
@@ -196,7 +196,8 @@ export class MapBuilder {
     if (pc) {
       const extra: Tags = {}
       for (const k of PLACE_TAG_KEYS) if (tags[k]) extra[k] = tags[k]
-      const iata = tags.aeroway === 'aerodrome' ? (tags.iata ?? null) : null
+      // real IATA codes only: 3 letters (FAA location identifiers such as 4MD are not)
+      const iata = tags.aeroway === 'aerodrome' && /^[A-Z]{3}$/.test(tags.iata ?? '') ? tags.iata : null
       const rowId = ++this.built.places
       this.st.place.run(rowId, type, id, tags.name, pc.category, pc.osmTag, tags.brand ?? null, tags['brand:wikidata'] ?? null, iata,
         tags['addr:housenumber'] ?? null, tags['addr:street'] ?? null, tags['addr:city'] ?? null, tags['addr:postcode'] ?? null,
@@ -217,7 +218,7 @@ export class MapBuilder {
   private address(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, t: Tags): void {
     const rowId = ++this.built.addresses
     this.st.address.run(rowId, type, id, t['addr:housenumber'], t['addr:street'] ?? null, t['addr:place'] ?? null, t['addr:unit'] ?? null,
-      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat), t.building ?? null)
+      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? t['addr:province'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat), t.building ?? null)
     this.st.addressBox.run(rowId, lon, lon, lat, lat)
   }
 
@@ -426,6 +427,9 @@ export class MapBuilder {
     return rowId
   }
 }
+
+/** Named `highway=*` ways that are not streets anyone lives on: stops and platforms, lifts, roads not (or no longer) built. */
+const NOT_STREETS = new Set(['platform', 'bus_stop', 'elevator', 'proposed', 'construction', 'planned', 'abandoned', 'disused', 'razed', 'dismantled', 'rest_area', 'services'])
 
 const ROADISH: Record<string, string> = {
   motorway: 'motorway', motorway_link: 'motorway', trunk: 'trunk', trunk_link: 'trunk', primary: 'primary', primary_link: 'primary',
