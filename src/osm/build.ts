@@ -422,7 +422,7 @@ export class MapBuilder {
     const t = a.rel.tags
     const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: a.polygons.map((p) => p.map(toPositions))})
     this.st.area.run(rowId, a.rel.id, kind, kind === 'postal_code' ? null : a.level, t.name ?? null, a.cc, t.postal_code ?? (kind === 'postal_code' ? t.name ?? null : null),
-      parent, round7(a.label[0]), round7(a.label[1]), geometry)
+      parent, round7(a.label[0]), round7(a.label[1]), geometry, t['ISO3166-2'] ?? null)
     this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
     return rowId
   }
@@ -450,7 +450,7 @@ function prepare(db: Database.Database) {
     streetBox: box('streets'),
     place: db.prepare('INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     placeBox: box('places'),
-    area: db.prepare('INSERT INTO admin_areas VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
+    area: db.prepare('INSERT INTO admin_areas VALUES (?,?,?,?,?,?,?,?,?,?,?,?)'),
     areaBox: box('admin_areas'),
     graphNode: db.prepare('INSERT INTO graph_nodes VALUES (?,?,?,?)'),
     edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),

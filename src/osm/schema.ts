@@ -56,7 +56,7 @@ CREATE TABLE admin_areas (
   admin_level INTEGER, name TEXT, country_code TEXT, postcode TEXT,
   parent_id INTEGER,
   label_lon REAL NOT NULL, label_lat REAL NOT NULL,
-  geometry TEXT NOT NULL
+  geometry TEXT NOT NULL, iso TEXT
 );
 CREATE INDEX admin_areas_kind ON admin_areas(kind, admin_level);
 CREATE VIRTUAL TABLE admin_areas_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
