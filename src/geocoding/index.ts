@@ -6,6 +6,7 @@ import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
 import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
+import {InterpolationLines} from './interpolation.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
 import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION} from './stage.js'
 import {buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
@@ -59,6 +60,7 @@ export class Geocoder implements Engine {
   private streetDoc = new Map<number, Doc>()
   readonly admin: AdminLookup
   private readonly streetBoxes: Database.Statement
+  private lines: InterpolationLines | undefined
   closed = false
 
   constructor(
@@ -70,7 +72,7 @@ export class Geocoder implements Engine {
     private readonly prim: Uint32Array,
     readonly points: KDBush,
     admin: AdminLookup,
-    db: Database.Database,
+    private readonly db: Database.Database,
   ) {
     this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
     this.n = docs.length
@@ -260,11 +262,25 @@ export class Geocoder implements Engine {
     return best
   }
 
-  /** The point of `number` on the street of `doc`, between the two nearest known numbers of the same parity. */
+  /**
+   * The point of `number` on the street of `doc`: between the two nearest known numbers of the same
+   * parity, else on an `addr:interpolation` line of that street whose end numbers enclose it.
+   */
   private interpolate(doc: Doc, number: string): Hit | null {
     const want = numberValue(number)
+    if (!Number.isFinite(want)) return null
+    const between = this.between(doc, number, want)
+    if (between || !doc.street) return between
+    const at = (this.lines ??= new InterpolationLines(this.db)).locate(doc.street, want, [doc.lon, doc.lat])
+    if (!at) return null
+    const [lon, lat] = at
+    return {doc: {...doc, layer: 'address', name: null, street: doc.street, number, unit: null, lon, lat}, score: 1, confidence: 'interpolated', lon, lat, number}
+  }
+
+  /** Between the two nearest known numbers of the same parity on the street (at most 200 apart). */
+  private between(doc: Doc, number: string, want: number): Hit | null {
     const list = this.streets.get(`${fold(doc.street ?? '')}|${doc.city ?? ''}`)
-    if (!list || !Number.isFinite(want)) return null
+    if (!list) return null
     let lo: Doc | null = null, hi: Doc | null = null
     for (const i of list) {
       const d = this.docs[i], v = numberValue(d.number!)

@@ -69,6 +69,8 @@ export class MapBuilder {
   readonly built: BuiltCounts = {addresses: 0, interpolations: 0, streets: 0, places: 0, adminAreas: 0, postalCodes: 0, graphNodes: 0, edges: 0, turnRestrictions: 0, layerFeatures: 0}
   readonly warnings: string[] = []
   readonly nodes = new NodeTable()
+  /** house numbers of nodes (interpolation lines take their end numbers from their end nodes, with or without a street) */
+  private readonly nodeNumbers = new Map<number, {number: string; street: string | null}>()
   readonly ways = new WayTable()
   readonly relations: Rel[] = []
   /** Ids of ways that kept relations reference. */
@@ -100,6 +102,7 @@ export class MapBuilder {
       this.source.nodes++
       if (tags) {
         this.countTags(tags, 'n')
+        if (tags['addr:housenumber']) this.nodeNumbers.set(id, {number: tags['addr:housenumber'], street: tags['addr:street'] ?? null})
         this.pointFeature('n', id, lon / 1e7, lat / 1e7, tags)
       }
     },
@@ -164,13 +167,13 @@ export class MapBuilder {
       }
     }
     const idx = present === count ? all : all.filter((n) => n >= 0)
-    this.wayFeatures(id, idx, tags)
+    this.wayFeatures(id, idx, tags, [this.nodeNumbers.get(refs[0]), this.nodeNumbers.get(refs[count - 1])])
   }
 
-  private wayFeatures(id: number, idx: Int32Array, tags: Tags): void {
+  private wayFeatures(id: number, idx: Int32Array, tags: Tags, ends: InterpolationEnds): void {
     const c = this.coords(idx)
     const closed = idx.length >= 4 && idx[0] === idx[idx.length - 1]
-    if (tags['addr:interpolation']) this.interpolation(id, c, tags)
+    if (tags['addr:interpolation']) this.interpolation(id, c, tags, ends)
     const polygons = closed && (tags.highway === undefined || tags.area === 'yes') ? [[c]] : undefined
     if (tags['addr:housenumber'] || placeClass(tags)) {
       const [x, y] = polygons ? interiorPoint(polygons[0]) : [c[(idx.length >> 1) * 2], c[(idx.length >> 1) * 2 + 1]]
@@ -302,10 +305,12 @@ export class MapBuilder {
     if (this.db.open) this.db.close()
   }
 
-  private interpolation(id: number, c: Coords, t: Tags): void {
+  /** An `addr:interpolation` line with the house numbers of its end nodes (its street from them when the line has none). */
+  private interpolation(id: number, c: Coords, t: Tags, [start, end]: InterpolationEnds): void {
     const rowId = ++this.built.interpolations
-    this.st.interpolation.run(rowId, id, t['addr:interpolation'], t['addr:street'] ?? null, t['addr:city'] ?? null, t['addr:postcode'] ?? null,
-      JSON.stringify({type: 'LineString', coordinates: toPositions(c)}))
+    const street = t['addr:street'] ?? start?.street ?? end?.street ?? null
+    this.st.interpolation.run(rowId, id, t['addr:interpolation'], street, t['addr:city'] ?? null, t['addr:postcode'] ?? null,
+      JSON.stringify({type: 'LineString', coordinates: toPositions(c)}), start?.number ?? null, end?.number ?? null)
     const b = bbox(c)
     this.st.interpolationBox.run(rowId, b[0], b[2], b[1], b[3])
   }
@@ -428,6 +433,8 @@ export class MapBuilder {
   }
 }
 
+type InterpolationEnds = [{number: string; street: string | null} | undefined, {number: string; street: string | null} | undefined]
+
 /** Named `highway=*` ways that are not streets anyone lives on: stops and platforms, lifts, roads not (or no longer) built. */
 const NOT_STREETS = new Set(['platform', 'bus_stop', 'elevator', 'proposed', 'construction', 'planned', 'abandoned', 'disused', 'razed', 'dismantled', 'rest_area', 'services'])
 
@@ -444,7 +451,7 @@ function prepare(db: Database.Database) {
   return {
     address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     addressBox: box('addresses'),
-    interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?)'),
+    interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?,?,?)'),
     interpolationBox: box('interpolations'),
     street: db.prepare('INSERT INTO streets VALUES (?,?,?,?,?,?,?,?)'),
     streetBox: box('streets'),

@@ -22,7 +22,7 @@ CREATE VIRTUAL TABLE addresses_fts USING fts5(housenumber, street, place, city, 
 CREATE TABLE interpolations (
   id INTEGER PRIMARY KEY, osm_id INTEGER NOT NULL,
   interpolation TEXT NOT NULL, street TEXT, city TEXT, postcode TEXT,
-  geometry TEXT NOT NULL
+  geometry TEXT NOT NULL, start_number TEXT, end_number TEXT
 );
 CREATE VIRTUAL TABLE interpolations_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 

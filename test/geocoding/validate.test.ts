@@ -111,6 +111,18 @@ describe('GET /v1/addresses/validate', () => {
   })
 })
 
+describe('forward geocode on addr:interpolation lines (end numbers from their end nodes)', () => {
+  it('places a number between the ends of the line, along it', async () => {
+    const {body} = await server.call('GET', `/v1/geocode/forward?query=${encodeURIComponent("2911 O'Donnell Street, Baltimore")}`, {key: server.keys.testPk})
+    const [top] = body.addresses
+    expect(top).toMatchObject({confidence: 'interpolated', layer: 'address', number: '2911', street: "O'Donnell Street"})
+    // the line runs east from 2901 (-76.57528) to 2919 at latitude 39.2800
+    expect(top.longitude).toBeGreaterThan(-76.57528)
+    expect(top.longitude).toBeLessThan(-76.5742)
+    expect(Math.abs(top.latitude - 39.28)).toBeLessThan(0.0002)
+  })
+})
+
 describe('fuzz', () => {
   it('answers 200 or a 400 naming a param to seeded random values of every parameter, never 500', async () => {
     let seed = 7
