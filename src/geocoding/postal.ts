@@ -5,6 +5,10 @@ import {fold, tokens} from './normalize.js'
 const LOOSE = new Set(['north', 'south', 'east', 'west', 'northeast', 'northwest', 'southeast', 'southwest', 'street', 'avenue', 'road',
   'boulevard', 'drive', 'lane', 'place', 'square', 'court', 'crescent', 'highway', 'parkway', 'terrace', 'circle', 'plaza', 'alley', 'way', 'the'])
 
+const LOOSE_WORDS = [...LOOSE].filter((w) => w.length >= 4)
+/** A typed word one edit from a direction or street type is that word ("Streetx", "Avnue"). */
+const looseWord = (w: string) => (LOOSE.has(w) || w.length < 4 ? w : LOOSE_WORDS.find((l) => withinOneEdit(w, l)) ?? w)
+
 /** A street's comparable form: its search tokens joined ("W 23rd St" → "west 23 street"). */
 export const streetKey = (street: string) => tokens(street).join(' ')
 
@@ -21,7 +25,7 @@ export const unitKey = (unit: string) =>
  */
 export function streetLevel(typed: string, known: string): number {
   if (typed === known) return 3
-  const a = typed.split(' '), b = known.split(' ')
+  const a = typed.split(' ').map(looseWord), b = known.split(' ')
   const core = (t: string[]) => t.filter((w) => !LOOSE.has(w)).join(' ')
   const ca = core(a), cb = core(b)
   if (ca && ca === cb) return 2

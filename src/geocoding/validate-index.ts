@@ -22,6 +22,8 @@ export class ValidationIndex implements Engine {
   readonly firms = new Set<string>()
   /** per doc: residential or commercial, from its building's `building=*` (null when that says neither) */
   readonly use: Array<'residential' | 'commercial' | null>
+  /** `pc:<postcode>` and `town:<folded town>` → the comparable streets there (a typed street is looked for there only) */
+  readonly streetsIn = new Map<string, Set<string>>()
   /** folded postcode → the folded towns its addresses name (a ZIP code's mail goes by several town names) */
   readonly postcodeTowns = new Map<string, Set<string>>()
 
@@ -29,18 +31,22 @@ export class ValidationIndex implements Engine {
     this.streetKeys = new Array(docs.length)
     this.towns = new Array(docs.length)
     this.use = new Array(docs.length).fill(null)
+    // docs repeat the same streets and towns: each is normalised once
+    const keyOf = memo(streetKey), folded = memo(fold), townsOf = memo((joined: string) => [...new Set(joined.split('\t').filter(Boolean).map(folded))])
     docs.forEach((d, i) => {
-      const street = d.street && (d.layer === 'address' || d.layer === 'street' || d.layer === 'place') ? streetKey(d.street) : ''
+      const street = d.street && (d.layer === 'address' || d.layer === 'street' || d.layer === 'place') ? keyOf(d.street) : ''
       this.streetKeys[i] = street
       const own = d.layer === 'address' && d.ref !== null ? raw.get(d.ref) : undefined
       if (own?.building) this.use[i] = RESIDENTIAL.has(own.building) ? 'residential' : COMMERCIAL.has(own.building) ? 'commercial' : null
-      this.towns[i] = [...new Set([d.city, d.borough, d.neighborhood, d.county, own?.city].filter((t): t is string => !!t).map(fold))]
+      this.towns[i] = townsOf([d.city, d.borough, d.neighborhood, d.county, own?.city].map((t) => t ?? '').join('\t'))
       if (!street) return
       if (d.layer === 'place') {
         if (d.number) this.firms.add(`${numberKey(d.number)}|${street}`)
         return
       }
       push(this.byStreet, street, i)
+      for (const t of this.towns[i]) this.streetIn(`town:${t}`, street)
+      if (d.postalCode && d.countryCode) this.streetIn(`pc:${postcodeKey(d.countryCode, d.postalCode)}`, street)
       if (d.layer !== 'address' || !d.number) return
       push(this.byNumber, numberKey(d.number), i)
       if (d.postalCode && d.countryCode) {
@@ -52,6 +58,12 @@ export class ValidationIndex implements Engine {
     })
   }
 
+  private streetIn(area: string, street: string): void {
+    const set = this.streetsIn.get(area)
+    if (set) set.add(street)
+    else this.streetsIn.set(area, new Set([street]))
+  }
+
   close(): void {}
 }
 
@@ -59,6 +71,15 @@ const RESIDENTIAL = new Set(['house', 'residential', 'apartments', 'detached', '
   'cabin', 'farm', 'houseboat', 'static_caravan', 'duplex', 'townhouse', 'row_house'])
 const COMMERCIAL = new Set(['commercial', 'retail', 'office', 'industrial', 'warehouse', 'hotel', 'supermarket', 'kiosk', 'store', 'shop',
   'manufacture', 'service', 'mall', 'department_store', 'bank', 'restaurant'])
+
+function memo<T>(fn: (s: string) => T): (s: string) => T {
+  const seen = new Map<string, T>()
+  return (s) => {
+    let v = seen.get(s)
+    if (v === undefined) seen.set(s, (v = fn(s)))
+    return v
+  }
+}
 
 const push = (m: Map<string, number[]>, key: string, i: number) => {
   const list = m.get(key)

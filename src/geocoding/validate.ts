@@ -122,10 +122,13 @@ function compare(idx: ValidationIndex, i: number, typed: Typed, street: number):
 function streetOnly(indexes: ValidationIndex[], typed: Typed): Validation {
   const street = streetKey(typed.street!)
   const found: Candidate[] = []
-  // the street as typed, else any street it loosely matches (a scan of the region's streets)
-  const exact = indexes.some((idx) => idx.byStreet.has(street))
+  // the streets of the typed postcode and town: the one typed, else those it loosely matches
+  const pc = `pc:${postcodeKey(typed.cc, typed.postalCode)}`, town = `town:${fold(typed.city)}`
+  const exact = indexes.some((idx) => idx.streetsIn.get(pc)?.has(street) || idx.streetsIn.get(town)?.has(street))
   for (const idx of indexes) {
-    for (const [key, docs] of exact ? [[street, idx.byStreet.get(street) ?? []] as const] : idx.byStreet) {
+    const keys = exact ? [street] : new Set([...(idx.streetsIn.get(pc) ?? []), ...(idx.streetsIn.get(town) ?? [])])
+    for (const key of keys) {
+      const docs = idx.byStreet.get(key) ?? []
       const level = streetLevel(street, key)
       if (!level) continue
       let best: Candidate | null = null
