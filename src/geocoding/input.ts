@@ -30,7 +30,7 @@ export const forwardQuery = z.object({
   query: text(),
   layers: layers().optional(),
   country: countries().optional(),
-  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).default('en'),
+  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).optional(),
 })
 
 export const reverseQuery = z.object({

@@ -48,6 +48,18 @@ describe('forward geocode', () => {
     })
   })
 
+  it('finds places by their other names and answers name:<lang> when lang asks for it', async () => {
+    const en = await get(`/v1/geocode/forward?query=${q('Embassy of France, Monaco')}&layers=place&lang=en`)
+    expect(en.body.addresses[0]).toMatchObject({layer: 'place', countryCode: 'MC'})
+    expect(en.body.addresses[0].formattedAddress).toMatch(/^Embassy of France, /)
+    const local = await get(`/v1/geocode/forward?query=${q('Embassy of France, Monaco')}&layers=place`)
+    expect(local.body.addresses[0].formattedAddress).toMatch(/^Ambassade de France, /)
+    const de = await get(`/v1/geocode/forward?query=${q('Ambassade de France')}&layers=place&lang=de`)
+    expect(de.body.addresses[0].formattedAddress).toMatch(/^Botschaft Frankreichs/)
+    const alt = await get(`/v1/geocode/forward?query=${q('La Casa Del Gelato')}&layers=place`)
+    expect(alt.body.addresses[0].formattedAddress).toMatch(/^Graziella/)
+  })
+
   it('honours layers, country and coarse results', async () => {
     const coarse = await get(`/v1/geocode/forward?query=Vaduz&layers=coarse`)
     expect(coarse.body.addresses[0]).toMatchObject({layer: 'locality', city: 'Vaduz', countryCode: 'LI', confidence: 'fallback'})
