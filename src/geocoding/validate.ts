@@ -41,7 +41,7 @@ interface Candidate {
 
 /** What a PO box, rural route or general delivery line looks like (USPS record types P, R, G): the map has none of them. */
 const RECORD_TYPES: [RegExp, string][] = [
-  [/^(p\.?\s*o\.?\s*box|post office box|box)\b/i, 'P'],
+  [/^(p\.?\s*o\.?\s*box|post office box)\b/i, 'P'],
   [/^(rr|r\.r\.|rural route|hc|highway contract)\b/i, 'R'],
   [/^general delivery\b/i, 'G'],
 ]
