@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {loadConfig} from '../dist/config/index.js'
 import {autocomplete, forwardGeocode, reverseGeocode} from '../dist/geocoding/search.js'
+import {validateAddress} from '../dist/geocoding/validate.js'
 import {createLogger} from '../dist/log.js'
 import {importOsm} from '../dist/osm/index.js'
 import {createKey} from '../dist/project/keys.js'
@@ -51,7 +52,7 @@ try {
   const {map} = system
   const [region] = map.regions()
   const db = map.db(region.name)
-  const rows = db.prepare("SELECT number, street, city, postcode, lon, lat FROM geocoding_docs WHERE layer = 'address' AND street IS NOT NULL").all()
+  const rows = db.prepare("SELECT number, street, city, postcode, state_code, country_code, lon, lat FROM geocoding_docs WHERE layer = 'address' AND street IS NOT NULL").all()
   const sample = Array.from({length: N}, () => rows[Math.floor(rand() * rows.length)])
   const lines = sample.map((r) => `${r.number} ${r.street}${r.city ? `, ${r.city}` : ''}`)
   const loadStart = performance.now()
@@ -65,6 +66,9 @@ try {
   const ips = Array.from({length: N}, () => `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`)
   system.ip.lookup('8.8.8.8')
   const ip = timed((a) => system.ip.lookup(a), ips)
+  const postal = sample.filter((r) => r.city && r.postcode && r.country_code)
+  validateAddress(map, {number: postal[0].number, street: postal[0].street, city: postal[0].city, postalCode: postal[0].postcode, countryCode: postal[0].country_code, stateCode: postal[0].state_code ?? undefined})
+  const validate = timed((r) => validateAddress(map, {number: r.number, street: r.street, city: r.city, postalCode: r.postcode, countryCode: r.country_code, stateCode: r.state_code ?? undefined}), postal)
   const fts = db.prepare('SELECT a.id, a.lon, a.lat FROM addresses_fts f JOIN addresses a ON a.id = f.rowid WHERE addresses_fts MATCH ? ORDER BY rank LIMIT 10')
   const baseline = timed((q) => fts.all(q.replace(/[^\p{L}\p{N} ]/gu, ' ').split(/\s+/).filter(Boolean).map((w) => `"${w}"`).join(' ')), lines)
 
@@ -81,6 +85,8 @@ try {
     {name: 'reverse p50', value: reverse.p50, unit: 'ms', target: '≤ 0.5 ms', ok: reverse.p50 <= 0.5},
     {name: 'reverse p99', value: reverse.p99, unit: 'ms'},
     {name: 'IP p50', value: ip.p50, unit: 'ms', target: '≤ 0.2 ms', ok: ip.p50 <= 0.2},
+    {name: 'address validation p50', value: validate.p50, unit: 'ms'},
+    {name: 'address validation p99', value: validate.p99, unit: 'ms'},
   ])
 
   const child = fork(new URL(import.meta.url).pathname, [], {env: {...process.env, BENCH_ROLE: 'server', BENCH_DATA_DIR: dataDir}})
@@ -93,6 +99,12 @@ try {
   const hr = await http(`/v1/geocode/reverse?coordinates=${sample[2].lat},${sample[2].lon}`)
   const hi = await http('/v1/geocode/ip')
   const hc = await http('/v1/config')
+  // 500 different prefixes in turn (one repeated query measures only that query), at 4 connections and at 1 (latency without queueing)
+  const paths = prefixes.slice(0, 500).map((q) => `/v1/search/autocomplete?query=${enc(q)}&near=${sample[0].lat},${sample[0].lon}`)
+  const hm = await load({url, headers, connections: 4, seconds: 3, paths})
+  const hm1 = await load({url, headers, connections: 1, seconds: 3, paths})
+  const hi1 = await load({url: `${url}/v1/geocode/ip`, headers, connections: 1, seconds: 3})
+  const hc1 = await load({url: `${url}/v1/config`, headers, connections: 1, seconds: 3})
   report('geocode over HTTP (4 connections, one query each; /v1/config as the pipeline baseline)', [
     {name: 'forward p50', value: hf.p50, unit: 'ms', target: '≤ 5 ms', ok: hf.p50 <= 5},
     {name: 'autocomplete p50', value: ha.p50, unit: 'ms', target: '≤ 2 ms', ok: ha.p50 <= 2},
@@ -100,6 +112,12 @@ try {
     {name: 'reverse p50', value: hr.p50, unit: 'ms', target: '≤ 0.5 ms', ok: hr.p50 <= 0.5},
     {name: 'IP p50', value: hi.p50, unit: 'ms', target: '≤ 0.2 ms', ok: hi.p50 <= 0.2},
     {name: 'baseline /v1/config p50', value: hc.p50, unit: 'ms'},
+    {name: 'autocomplete, 500 prefixes p50', value: hm.p50, unit: 'ms', target: '≤ 2 ms', ok: hm.p50 <= 2},
+    {name: 'autocomplete, 500 prefixes p99', value: hm.p99, unit: 'ms', target: '≤ 15 ms', ok: hm.p99 <= 15},
+    {name: '1 connection: autocomplete p50', value: hm1.p50, unit: 'ms', target: '≤ 2 ms', ok: hm1.p50 <= 2},
+    {name: '1 connection: autocomplete p99', value: hm1.p99, unit: 'ms', target: '≤ 15 ms', ok: hm1.p99 <= 15},
+    {name: '1 connection: IP p50', value: hi1.p50, unit: 'ms', target: '≤ 0.2 ms', ok: hi1.p50 <= 0.2},
+    {name: '1 connection: /v1/config p50', value: hc1.p50, unit: 'ms'},
     {name: 'forward req/s', value: hf.rps, unit: 'req/s'},
     {name: 'peak memory', value: memory.stop(), unit: 'MB'},
   ])

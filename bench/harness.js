@@ -1,6 +1,6 @@
 // The small harness every benchmark shares: load generation, memory sampling, and printing figures beside targets.
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, rmSync, symlinkSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -9,8 +9,9 @@ import autocannon from 'autocannon'
 export const generator = spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk'
 
 /** Runs autocannon against one request for `seconds`; returns req/s and latency percentiles (ms). */
-export async function load({url, method = 'GET', headers = {}, body, connections = 32, seconds = 5, requests}) {
-  if (generator === 'wrk' && method === 'GET' && !requests) return wrk({url, headers, connections, seconds})
+export async function load({url, method = 'GET', headers = {}, body, connections = 32, seconds = 5, requests, paths}) {
+  if (generator === 'wrk' && method === 'GET' && !requests) return wrk({url, headers, connections, seconds, paths})
+  if (paths) requests = paths.map((p) => ({method, path: p}))
   const result = await autocannon({url, method, headers, body, connections, duration: seconds, pipelining: 1, requests})
   if (result.errors || result.non2xx) {
     throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
@@ -47,10 +48,18 @@ export function report(title, rows) {
   }
 }
 
-function wrk({url, headers, connections, seconds}) {
+/** `paths`: GET these in turn (a Lua script), so a benchmark measures many queries, not one repeated. */
+function wrk({url, headers, connections, seconds, paths}) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency']
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`)
+  let script
+  if (paths) {
+    script = path.join(mkdtempSync(path.join(os.tmpdir(), 'loc-wrk-')), 'paths.lua')
+    writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`)
+    args.push('-s', script)
+  }
   const out = execFileSync('wrk', [...args, url], {encoding: 'utf8'})
+  if (script) rmSync(path.dirname(script), {recursive: true, force: true})
   const ms = (label) => {
     const m = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
     if (!m) return NaN

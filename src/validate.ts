@@ -217,3 +217,15 @@ export function metadataFilters(value: unknown): Record<string, string> {
   for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v
   return out
 }
+
+/** Whether stored metadata meets every `metadata[key]=value` filter: the text, or the number or boolean it reads as. */
+export function matchesMetadata(stored: Record<string, unknown> | null | undefined, filters: ReadonlyArray<[string, string]>): boolean {
+  return filters.every(([key, value]) => {
+    if (!stored || !Object.hasOwn(stored, key)) return false
+    const s = stored[key]
+    if (typeof s === 'string') return s === value
+    if (typeof s === 'number') return numeric(value) === s
+    if (typeof s === 'boolean') return value === String(s)
+    return false
+  })
+}

@@ -17,7 +17,7 @@ export interface AdminParts {
   postalCode: string | null
 }
 
-interface Area {id: number; kind: string; level: number; name: string | null; cc: string | null; postcode: string | null; rings: number[][]}
+interface Area {id: number; kind: string; level: number; name: string | null; cc: string | null; postcode: string | null; iso: string | null; rings: number[][]}
 interface PlaceNode {cls: string; name: string; lon: number; lat: number}
 
 /** How far a `place=*` node's name reaches when no polygon names the locality (after Nominatim's place ranks). */
@@ -33,6 +33,7 @@ const NEIGHBOURHOOD = ['suburb', 'quarter', 'neighbourhood']
 export class AdminLookup {
   private areas = new Map<number, Area | null>()
   private readonly boxes: Database.Statement
+  private byId: Database.Statement | undefined
   private readonly places: PlaceNode[]
   private readonly placePoints: KDBush
 
@@ -58,13 +59,15 @@ export class AdminLookup {
   private area(id: number): Area | null {
     let a = this.areas.get(id)
     if (a === undefined) {
-      const row = this.db.prepare('SELECT id, kind, admin_level, name, country_code, postcode, geometry FROM admin_areas WHERE id = ?').get(id) as
-        {id: number; kind: string; admin_level: number | null; name: string | null; country_code: string | null; postcode: string | null; geometry: string} | undefined
+      // maps imported before admin areas kept ISO3166-2 have no iso column
+      this.byId ??= this.db.prepare(`SELECT id, kind, admin_level, name, country_code, postcode, geometry, ${this.db.prepare("SELECT 1 FROM pragma_table_info('admin_areas') WHERE name = 'iso'").get() ? 'iso' : 'NULL AS iso'} FROM admin_areas WHERE id = ?`)
+      const row = this.byId.get(id) as
+        {id: number; kind: string; admin_level: number | null; name: string | null; country_code: string | null; postcode: string | null; geometry: string; iso: string | null} | undefined
       if (!row) a = null
       else {
         const g = JSON.parse(row.geometry) as {type: string; coordinates: number[][][][] | number[][][]}
         const polys = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as number[][][][]
-        a = {id: row.id, kind: row.kind, level: row.admin_level ?? 99, name: row.name, cc: row.country_code, postcode: row.postcode, rings: polys.flatMap((p) => p.map((r) => r.flat()))}
+        a = {id: row.id, kind: row.kind, level: row.admin_level ?? 99, name: row.name, cc: row.country_code, postcode: row.postcode, iso: row.iso, rings: polys.flatMap((p) => p.map((r) => r.flat()))}
       }
       this.areas.set(id, a)
     }
@@ -105,10 +108,11 @@ export class AdminLookup {
     const parts: AdminParts = {country: null, countryCode: null, state: null, stateCode: null, county: null, city: null, borough: null, neighborhood: null, postalCode: null}
     let cc: string | null = null
     let stateName: string | null = null
+    let stateIso: string | null = null
     for (const a of this.containing(lon, lat)) {
       if (a.cc && !cc) cc = a.cc
       if (a.kind === 'country') parts.country = a.name
-      else if (a.kind === 'state') stateName = a.name
+      else if (a.kind === 'state') [stateName, stateIso] = [a.name, a.iso]
       else if (a.kind === 'county') parts.county = a.name
       else if (a.kind === 'city') parts.city = a.name // the last (most specific) city wins
       else if (a.kind === 'borough') parts.borough = a.name
@@ -121,7 +125,8 @@ export class AdminLookup {
     parts.neighborhood ??= this.nearestPlace(lon, lat, NEIGHBOURHOOD)?.name ?? null
     const s = stateOf(cc, stateName ?? tagged.state ?? null)
     parts.state = s.state
-    parts.stateCode = s.stateCode
+    // US and Canada from the table of codes; elsewhere the state's ISO 3166-2 code ("DE-BW" → "BW")
+    parts.stateCode = s.stateCode ?? (stateName && stateIso && /^[A-Z]{2}-[A-Z0-9]{1,3}$/.test(stateIso) ? stateIso.slice(3) : null)
     parts.postalCode = tagged.postcode ?? parts.postalCode
     return parts
   }

@@ -22,29 +22,34 @@ export interface Doc extends AdminParts {
   category: string | null
   /** places.id, streets.id, addresses.id, admin_areas.id of the row it came from */
   ref: number | null
+  /** places: `name:<lang>` by language and `alt` (`alt_name`), searchable and answered for `lang` */
+  names?: Record<string, string> | null
 }
 
 export const DOCS_SCHEMA = `
 CREATE TABLE geocoding_docs (
   id INTEGER PRIMARY KEY, layer TEXT NOT NULL, name TEXT, number TEXT, unit TEXT, street TEXT,
   neighborhood TEXT, borough TEXT, city TEXT, county TEXT, state TEXT, state_code TEXT, postcode TEXT,
-  country TEXT, country_code TEXT, lon REAL NOT NULL, lat REAL NOT NULL, importance REAL NOT NULL, category TEXT, ref INTEGER
+  country TEXT, country_code TEXT, lon REAL NOT NULL, lat REAL NOT NULL, importance REAL NOT NULL, category TEXT, ref INTEGER, names TEXT
 );`
 
-const COLUMNS = 'layer, name, number, unit, street, neighborhood, borough, city, county, state, state_code, postcode, country, country_code, lon, lat, importance, category, ref'
+const COLUMNS = 'layer, name, number, unit, street, neighborhood, borough, city, county, state, state_code, postcode, country, country_code, lon, lat, importance, category, ref, names'
 
 export function docRow(d: Doc): unknown[] {
   return [d.layer, d.name, d.number, d.unit, d.street, d.neighborhood, d.borough, d.city, d.county, d.state, d.stateCode, d.postalCode,
-    d.country, d.countryCode, d.lon, d.lat, d.importance, d.category, d.ref]
+    d.country, d.countryCode, d.lon, d.lat, d.importance, d.category, d.ref, d.names ? JSON.stringify(d.names) : null]
 }
 
 export function readDocs(db: Database.Database): Doc[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM geocoding_docs ORDER BY id`).raw().all() as unknown[][]).map((r) => ({
+  // regions imported before docs kept localised names have no such column
+  const columns = db.prepare("SELECT 1 FROM pragma_table_info('geocoding_docs') WHERE name = 'names'").get() ? COLUMNS : COLUMNS.replace(', names', ', NULL')
+  return (db.prepare(`SELECT ${columns} FROM geocoding_docs ORDER BY id`).raw().all() as unknown[][]).map((r) => ({
     layer: r[0] as DocLayer, name: r[1] as string | null, number: r[2] as string | null, unit: r[3] as string | null, street: r[4] as string | null,
     neighborhood: r[5] as string | null, borough: r[6] as string | null, city: r[7] as string | null, county: r[8] as string | null,
     state: r[9] as string | null, stateCode: r[10] as string | null, postalCode: r[11] as string | null, country: r[12] as string | null,
     countryCode: r[13] as string | null, lon: r[14] as number, lat: r[15] as number, importance: r[16] as number, category: r[17] as string | null,
     ref: r[18] as number | null,
+    names: r[19] ? (JSON.parse(r[19] as string) as Record<string, string>) : null,
   }))
 }
 
@@ -122,10 +127,11 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
     yield {...p, postalCode: null, layer: 'street', name: s.name, number: null, unit: null, street: s.name, lon: s.lon, lat: s.lat,
       importance: Math.min(0.5, 0.2 + Math.log10(1 + s.length_m) / 12), category: null, ref: s.id}
   }
-  for (const pl of db.prepare('SELECT id, name, category, housenumber, street, city, postcode, lon, lat FROM places').all() as Array<{id: number; name: string; category: string; housenumber: string | null; street: string | null; city: string | null; postcode: string | null; lon: number; lat: number}>) {
+  for (const pl of db.prepare('SELECT id, name, category, housenumber, street, city, postcode, lon, lat, tags FROM places').all() as Array<{id: number; name: string; category: string; housenumber: string | null; street: string | null; city: string | null; postcode: string | null; lon: number; lat: number; tags: string}>) {
     const p = inherit(admin.at(pl.lon, pl.lat, {city: pl.city, postcode: pl.postcode}), pl.lon, pl.lat)
     p.country ??= countryName(p.countryCode)
-    yield {...p, layer: 'place', name: pl.name, number: pl.housenumber, unit: null, street: pl.street, lon: pl.lon, lat: pl.lat, importance: 0.45, category: pl.category, ref: pl.id}
+    yield {...p, layer: 'place', name: pl.name, number: pl.housenumber, unit: null, street: pl.street, lon: pl.lon, lat: pl.lat, importance: 0.45, category: pl.category, ref: pl.id,
+      names: localNames(pl.tags)}
   }
   const areaNames = new Set<string>()
   for (const a of db.prepare("SELECT id, kind, name, label_lon, label_lat FROM admin_areas WHERE name IS NOT NULL AND kind != 'postal_code' AND kind != 'other'").all() as Array<{id: number; kind: string; name: string; label_lon: number; label_lat: number}>) {
@@ -147,6 +153,17 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
     yield {...above, layer: locality ? 'locality' : 'neighborhood', name: n.name, number: null, unit: null, street: null, lon: n.lon, lat: n.lat,
       importance: LOCALITY_IMPORTANCE[n.cls] ?? 0.3, category: n.cls, ref: null}
   }
+}
+
+/** `name:<lang>` (the API's languages) and `alt_name` of a place's kept tags, or null. */
+function localNames(tags: string): Record<string, string> | null {
+  const t = JSON.parse(tags) as Record<string, string>
+  let out: Record<string, string> | null = null
+  for (const [k, v] of Object.entries(t)) {
+    if (k === 'alt_name') (out ??= {}).alt = v
+    else if (k.startsWith('name:')) (out ??= {})[k.slice(5)] = v
+  }
+  return out
 }
 
 const RANK = ['country', 'state', 'county', 'city', 'borough', 'neighborhood']

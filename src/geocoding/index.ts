@@ -6,6 +6,7 @@ import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
 import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
+import {InterpolationLines} from './interpolation.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
 import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION} from './stage.js'
 import {buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
@@ -30,21 +31,8 @@ export interface Hit {
 }
 
 const MAX_PREFIX_EXPANSIONS = 256
-/** Words held by more docs than this are only checked on docs rarer words found (binary search in their postings). */
+/** Words held by more docs than this are only checked on docs rarer words found (their forward index). */
 const COMMON_DF = 2000
-
-/** Whether the ascending postings[start..end) hold d. */
-function has(postings: Uint32Array, start: number, end: number, d: number): boolean {
-  let lo = start, hi = end - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const v = postings[mid]
-    if (v < d) lo = mid + 1
-    else if (v > d) hi = mid - 1
-    else return true
-  }
-  return false
-}
 
 /**
  * One region's geocoder, loaded once per region generation from `geocoding.bin` and
@@ -60,12 +48,19 @@ export class Geocoder implements Engine {
   /** the last query token (index) that scored each doc */
   private readonly seenBy: Int32Array
   private readonly mark: Uint8Array
+  /** per token: 1 + its position among the current word's expansions (0: not one) */
+  private readonly order: Int32Array
+  /** the forward index: tokens of doc d are fwd[fwdStart[d]..fwdStart[d+1]), built from the postings at load */
+  private readonly fwdStart: Uint32Array
+  private readonly fwd: Uint32Array
+  private readonly tokensPerDoc: number
   private query = 0
   /** address docs per street (folded street + city), for interpolation */
   private streets = new Map<string, number[]>()
   private streetDoc = new Map<number, Doc>()
   readonly admin: AdminLookup
   private readonly streetBoxes: Database.Statement
+  private lines: InterpolationLines | undefined
   closed = false
 
   constructor(
@@ -77,7 +72,7 @@ export class Geocoder implements Engine {
     private readonly prim: Uint32Array,
     readonly points: KDBush,
     admin: AdminLookup,
-    db: Database.Database,
+    private readonly db: Database.Database,
   ) {
     this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
     this.n = docs.length
@@ -85,6 +80,14 @@ export class Geocoder implements Engine {
     this.stamp = new Int32Array(this.n)
     this.seenBy = new Int32Array(this.n)
     this.mark = new Uint8Array(tokens.length)
+    this.order = new Int32Array(tokens.length)
+    this.fwdStart = new Uint32Array(this.n + 1)
+    for (let p = 0; p < postings.length; p++) this.fwdStart[postings[p] + 1]++
+    for (let d = 0; d < this.n; d++) this.fwdStart[d + 1] += this.fwdStart[d]
+    this.fwd = new Uint32Array(postings.length)
+    this.tokensPerDoc = postings.length / Math.max(1, this.n)
+    const fill = this.fwdStart.slice(0, this.n)
+    for (let t = 0; t < tokens.length; t++) for (let p = postStart[t]; p < postStart[t + 1]; p++) this.fwd[fill[postings[p]]++] = t
     this.admin = admin
     docs.forEach((d, i) => {
       if (d.layer === 'street' && d.ref !== null) this.streetDoc.set(d.ref, d)
@@ -139,11 +142,17 @@ export class Geocoder implements Engine {
       const expansions = this.expand(t, !!opts.prefix && k === query.length - 1)
       let df = 0
       for (const [tok] of expansions) df += this.df(tok)
-      return {k, expansions, df}
+      return {k, expansions, df, prefix: !!opts.prefix && k === query.length - 1}
     }).sort((a, b) => a.df - b.df)
-    for (const {k, expansions, df} of words) {
+    for (const {k, expansions, df, prefix} of words) {
       let best = expansions.length ? 0 : Math.log(1 + this.n)
-      const common = touched.length > 0 && df > COMMON_DF && df > touched.length * 8
+      // a common word, or the word being typed once the others found docs (it completes them, as Photon's prefix filter)
+      const found = touched.length > 0 && (prefix ? touched.length * this.tokensPerDoc < df * 2 : df > COMMON_DF && df > touched.length * 8)
+      if (found) {
+        best = Math.max(best, this.scoreFound(expansions, touched, k, marked))
+        total += best
+        continue
+      }
       for (const [tok, w] of expansions) {
         const gain = this.idf(tok) * w
         if (gain > best) best = gain
@@ -152,25 +161,6 @@ export class Geocoder implements Engine {
           marked.push(tok)
         }
         const start = postStart[tok], end = postStart[tok + 1]
-        if (common) {
-          if (end - start > touched.length * 8) {
-            for (const d of touched) {
-              if (seenBy[d] !== k && has(postings, start, end, d)) {
-                seenBy[d] = k
-                scores[d] += gain
-              }
-            }
-          } else {
-            for (let p = start; p < end; p++) {
-              const d = postings[p]
-              if (stamp[d] === q && seenBy[d] !== k) {
-                seenBy[d] = k
-                scores[d] += gain
-              }
-            }
-          }
-          continue
-        }
         for (let p = start; p < end; p++) {
           const d = postings[p]
           if (stamp[d] !== q) {
@@ -214,11 +204,15 @@ export class Geocoder implements Engine {
         else if (!numbers.length && !opts.prefix) score -= 0.05
       }
       if (opts.near) score += 0.15 * Math.exp(-haversine(opts.near[0], opts.near[1], doc.lon, doc.lat) / 20000)
-      ranked.push({d, score})
+      // the best `limit`, in order (ties keep the earlier, as a stable sort would)
+      if (ranked.length === opts.limit && score <= ranked[ranked.length - 1].score) continue
+      let i = ranked.length
+      while (i > 0 && ranked[i - 1].score < score) i--
+      ranked.splice(i, 0, {d, score})
+      if (ranked.length > opts.limit) ranked.pop()
     }
     for (const t of marked) mark[t] = 0
-    ranked.sort((a, b) => b.score - a.score)
-    const top: Hit[] = ranked.slice(0, opts.limit).map(({d, score}) => {
+    const top: Hit[] = ranked.map(({d, score}) => {
       const doc = this.docs[d]
       return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
@@ -236,11 +230,57 @@ export class Geocoder implements Engine {
     return top
   }
 
-  /** The point of `number` on the street of `doc`, between the two nearest known numbers of the same parity. */
+  /**
+   * A common word (a street type, a city, a short prefix) scores only the docs rarer words found:
+   * each found doc's own tokens (forward index) against the word's expansions, the first expansion
+   * it holds counting, as in the postings walk. Returns the word's best gain.
+   */
+  private scoreFound(expansions: [number, number][], touched: number[], k: number, marked: number[]): number {
+    const {order, fwd, fwdStart, scores, seenBy, mark} = this
+    let best = 0
+    for (let e = 0; e < expansions.length; e++) {
+      const tok = expansions[e][0]
+      best = Math.max(best, this.idf(tok) * expansions[e][1])
+      if (!order[tok]) order[tok] = e + 1
+      if (!mark[tok]) {
+        mark[tok] = 1
+        marked.push(tok)
+      }
+    }
+    for (const d of touched) {
+      let first = 0
+      for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
+        const r = order[fwd[p]]
+        if (r && (!first || r < first)) first = r
+      }
+      if (!first) continue
+      seenBy[d] = k
+      const [tok, w] = expansions[first - 1]
+      scores[d] += this.idf(tok) * w
+    }
+    for (const [tok] of expansions) order[tok] = 0
+    return best
+  }
+
+  /**
+   * The point of `number` on the street of `doc`: between the two nearest known numbers of the same
+   * parity, else on an `addr:interpolation` line of that street whose end numbers enclose it.
+   */
   private interpolate(doc: Doc, number: string): Hit | null {
     const want = numberValue(number)
+    if (!Number.isFinite(want)) return null
+    const between = this.between(doc, number, want)
+    if (between || !doc.street) return between
+    const at = (this.lines ??= new InterpolationLines(this.db)).locate(doc.street, want, [doc.lon, doc.lat])
+    if (!at) return null
+    const [lon, lat] = at
+    return {doc: {...doc, layer: 'address', name: null, street: doc.street, number, unit: null, lon, lat}, score: 1, confidence: 'interpolated', lon, lat, number}
+  }
+
+  /** Between the two nearest known numbers of the same parity on the street (at most 200 apart). */
+  private between(doc: Doc, number: string, want: number): Hit | null {
     const list = this.streets.get(`${fold(doc.street ?? '')}|${doc.city ?? ''}`)
-    if (!list || !Number.isFinite(want)) return null
+    if (!list) return null
     let lo: Doc | null = null, hi: Doc | null = null
     for (const i of list) {
       const d = this.docs[i], v = numberValue(d.number!)

@@ -30,7 +30,7 @@ export const forwardQuery = z.object({
   query: text(),
   layers: layers().optional(),
   country: countries().optional(),
-  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).default('en'),
+  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).optional(),
 })
 
 export const reverseQuery = z.object({
@@ -67,4 +67,30 @@ export const placesQuery = z
     if (v.iataCode) return
     if (!v.chains && !v.categories) ctx.addIssue({code: 'custom', path: ['chains'], message: 'required unless categories or iataCode is given'})
     else if (!v.near) ctx.addIssue({code: 'custom', path: ['near'], message: 'required: "latitude,longitude"'})
+  })
+
+const part = (max: number, what: string) =>
+  z.string().trim().min(1, {error: `must not be empty: ${what}`}).max(max, {error: `up to ${max} characters`})
+
+/** `GET /v1/addresses/validate`: city, postalCode and countryCode always; stateCode in the US and Canada; number and street, or addressLabel. */
+export const validateQuery = z
+  .object({
+    number: part(32, 'the house number').optional(),
+    street: part(256, 'the street name').optional(),
+    addressLabel: part(512, 'the street line, e.g. "2400 Boston St Apt 118"').optional(),
+    unit: part(64, 'the unit, e.g. "118" or "Apt 118"').optional(),
+    city: part(128, 'the city'),
+    stateCode: z.string().trim().regex(/^[A-Za-z]{2}$/, {error: 'must be a 2-letter state or province code'}).optional(),
+    postalCode: part(16, 'the postal code'),
+    countryCode: z.string().trim().regex(/^[A-Za-z]{2}$/, {error: 'must be a 2-letter country code'}),
+  })
+  .superRefine((v, ctx) => {
+    const cc = v.countryCode.toUpperCase()
+    if (!v.addressLabel) {
+      if (!v.number) ctx.addIssue({code: 'custom', path: ['number'], message: 'required unless addressLabel is given'})
+      else if (!v.street) ctx.addIssue({code: 'custom', path: ['street'], message: 'required unless addressLabel is given'})
+    }
+    if ((cc === 'US' || cc === 'CA') && !v.stateCode) ctx.addIssue({code: 'custom', path: ['stateCode'], message: 'required in the US and Canada: a 2-letter state or province code'})
+    if (cc === 'US' && !/^\d{5}(-?\d{4})?$/.test(v.postalCode)) ctx.addIssue({code: 'custom', path: ['postalCode'], message: 'a 5-digit ZIP code, or ZIP+4 (21224-1234)'})
+    if (cc === 'CA' && !/^[A-Za-z]\d[A-Za-z] ?\d[A-Za-z]\d$/.test(v.postalCode)) ctx.addIssue({code: 'custom', path: ['postalCode'], message: 'a Canadian postal code (V6B 1A1)'})
   })

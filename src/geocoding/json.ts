@@ -64,8 +64,10 @@ export interface AddressJson {
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7
 
 /** The spec's Address object; empty fields are left out, as the hosted original does. */
-export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean; now?: Date} = {}): AddressJson {
-  const d = hit.doc
+export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean; now?: Date; lang?: string} = {}): AddressJson {
+  // a place's name in the language asked for (`name:<lang>`), when it has one
+  const local = extra.lang && hit.doc.names?.[extra.lang]
+  const d = local ? {...hit.doc, name: local} : hit.doc
   const city = d.layer === 'locality' ? d.name : d.city
   const label = d.layer === 'address' || d.layer === 'street' || (d.layer === 'place' && d.street) ? addressLabel(d) : null
   const out: AddressJson = {

@@ -28,6 +28,46 @@ const inferred = (v: string): unknown => (v === 'true' ? true : v === 'false' ? 
 
 const IATA = /^[A-Z]{3}$/
 
+/** Brand names per `brand:wikidata` with how many places carry each (one region), for one chain per brand. */
+class ChainNames {
+  readonly byWikidata = new Map<string, Map<string, number>>()
+  constructor(rows: [string, string, number][]) {
+    for (const [q, name, n] of rows) {
+      const names = this.byWikidata.get(q) ?? new Map<string, number>()
+      names.set(name, n)
+      this.byWikidata.set(q, names)
+    }
+  }
+  close(): void {}
+}
+
+const chainNames = (map: MapData, region: string) =>
+  map.engine(region, 'chain-names', ({db}) =>
+    new ChainNames(db.prepare('SELECT chain_wikidata, chain, count(*) FROM places WHERE chain_wikidata IS NOT NULL AND chain IS NOT NULL GROUP BY 1, 2').raw().all() as [string, string, number][]))
+
+/**
+ * One chain per brand (`brand:wikidata`): its name is the brand string most of its places carry in
+ * every region ("Citibank" over "Citi" and "CitiBank"); a brand without a wikidata id is its own name.
+ */
+function chainResolver(map: MapData): (row: {chain: string | null; chain_wikidata: string | null}) => {name: string; slug: string} | null {
+  const regions = map.regions().map((r) => chainNames(map, r.name)).filter((c) => !!c)
+  const cache = new Map<string, {name: string; slug: string}>()
+  return (row) => {
+    if (!row.chain) return null
+    if (!row.chain_wikidata) return {name: row.chain, slug: chainSlug(row.chain)}
+    let chain = cache.get(row.chain_wikidata)
+    if (!chain) {
+      const counts = new Map<string, number>()
+      for (const r of regions) for (const [name, n] of r.byWikidata.get(row.chain_wikidata) ?? []) counts.set(name, (counts.get(name) ?? 0) + n)
+      let best = row.chain, most = 0
+      for (const [name, n] of counts) if (n > most || (n === most && name < best)) [best, most] = [name, n]
+      chain = {name: best, slug: chainSlug(best)}
+      cache.set(row.chain_wikidata, chain)
+    }
+    return chain
+  }
+}
+
 /**
  * `GET /v1/search/places`: places of the imported regions within `radius` of `near` (or, with
  * `iataCode` alone, the airport anywhere), filtered by chain slug (or the project's mapped id),
@@ -38,6 +78,7 @@ export function searchPlaces(map: MapData, input: PlaceSearch, settings: PlaceSe
   const chains = input.chains && new Set(input.chains.map((c) => slugOfMapped.get(c) ?? chainSlug(c)))
   const categories = input.categories && new Set(input.categories)
   const iata = input.iataCode?.toUpperCase()
+  const chainOf = chainResolver(map)
   const found: {row: PlaceRow; distance: number | null}[] = []
   for (const region of map.regions()) {
     const db = map.db(region.name)!
@@ -51,8 +92,9 @@ export function searchPlaces(map: MapData, input: PlaceSearch, settings: PlaceSe
     } else rows = []
     for (const row of rows) {
       if (iata && !(row.iata?.toUpperCase() === iata && IATA.test(iata))) continue
-      const slug = row.chain ? chainSlug(row.chain) : null
-      if (chains && (!slug || !chains.has(slug))) continue
+      const slug = chainOf(row)?.slug ?? null
+      // the chain's slug, or the slug of the brand string this place carries
+      if (chains && (!slug || !(chains.has(slug) || chains.has(chainSlug(row.chain!))))) continue
       if (categories && !categories.has(row.category)) continue
       const meta = slug ? settings.chainMetadata[slug] : undefined
       if (Object.entries(input.chainMetadata).some(([k, v]) => meta?.[k] !== inferred(v))) continue
@@ -61,15 +103,16 @@ export function searchPlaces(map: MapData, input: PlaceSearch, settings: PlaceSe
   }
   found.sort((a, b) => (a.distance ?? 0) - (b.distance ?? 0))
   return found.slice(0, input.limit).map(({row, distance}) => {
-    const slug = row.chain ? chainSlug(row.chain) : null
+    const chainName = chainOf(row)
+    const slug = chainName?.slug ?? null
     const place: Record<string, unknown> = {
       _id: `${row.osm_type}${row.osm_id}`,
       name: row.name,
       categories: [row.category],
       location: {type: 'Point', coordinates: [row.lon, row.lat]},
     }
-    if (row.chain && slug) {
-      const chain: Record<string, unknown> = {name: row.chain, slug}
+    if (chainName && slug) {
+      const chain: Record<string, unknown> = {name: chainName.name, slug}
       if (settings.chainMappings[slug]) chain.externalId = settings.chainMappings[slug]
       if (settings.chainMetadata[slug]) chain.metadata = settings.chainMetadata[slug]
       place.chain = chain

@@ -32,7 +32,8 @@ const withLang = (json: AddressJson, lang: string): AddressJson => {
 /** `GET /v1/geocode/forward`: complete addresses (and coarser places) for a text. */
 export function forwardGeocode(map: MapData, input: ForwardInput): AddressJson[] {
   const hits = searchAll(map, input.query, {layers: input.layers ?? DEFAULT_LAYERS, countries: input.country, limit: 10})
-  return hits.map((h) => withLang(addressJson(h), input.lang))
+  // without `lang` places keep their local name; countries are named in English either way
+  return hits.map((h) => withLang(addressJson(h, {lang: input.lang}), input.lang ?? 'en'))
 }
 
 /** `GET /v1/search/autocomplete`: prefix search as the user types, biased to `near`. */

@@ -9,6 +9,7 @@ export function docTokens(d: Doc): string[] {
   }
   if (d.number) for (const t of numberTokens(d.number)) out.add(t)
   add(d.name)
+  if (d.names) for (const name of Object.values(d.names)) add(name)
   add(d.street)
   add(d.neighborhood)
   add(d.borough)

@@ -69,6 +69,8 @@ export class MapBuilder {
   readonly built: BuiltCounts = {addresses: 0, interpolations: 0, streets: 0, places: 0, adminAreas: 0, postalCodes: 0, graphNodes: 0, edges: 0, turnRestrictions: 0, layerFeatures: 0}
   readonly warnings: string[] = []
   readonly nodes = new NodeTable()
+  /** house numbers of nodes (interpolation lines take their end numbers from their end nodes, with or without a street) */
+  private readonly nodeNumbers = new Map<number, {number: string; street: string | null}>()
   readonly ways = new WayTable()
   readonly relations: Rel[] = []
   /** Ids of ways that kept relations reference. */
@@ -100,6 +102,7 @@ export class MapBuilder {
       this.source.nodes++
       if (tags) {
         this.countTags(tags, 'n')
+        if (tags['addr:housenumber']) this.nodeNumbers.set(id, {number: tags['addr:housenumber'], street: tags['addr:street'] ?? null})
         this.pointFeature('n', id, lon / 1e7, lat / 1e7, tags)
       }
     },
@@ -141,7 +144,7 @@ export class MapBuilder {
     let present = 0
     for (let i = 0; i < count; i++) if ((all[i] = this.nodes.indexOf(refs[i])) >= 0) present++
     const road = tags ? roadAttrs(tags) : null
-    const street = tags?.highway && tags.name ? tags.name : null
+    const street = tags?.highway && tags.name && !NOT_STREETS.has(tags.highway) ? tags.name : null
     let w = -1
     if (road || street || this.memberWays.has(id)) w = this.ways.add(id, all)
     if (!tags) return
@@ -164,13 +167,13 @@ export class MapBuilder {
       }
     }
     const idx = present === count ? all : all.filter((n) => n >= 0)
-    this.wayFeatures(id, idx, tags)
+    this.wayFeatures(id, idx, tags, [this.nodeNumbers.get(refs[0]), this.nodeNumbers.get(refs[count - 1])])
   }
 
-  private wayFeatures(id: number, idx: Int32Array, tags: Tags): void {
+  private wayFeatures(id: number, idx: Int32Array, tags: Tags, ends: InterpolationEnds): void {
     const c = this.coords(idx)
     const closed = idx.length >= 4 && idx[0] === idx[idx.length - 1]
-    if (tags['addr:interpolation']) this.interpolation(id, c, tags)
+    if (tags['addr:interpolation']) this.interpolation(id, c, tags, ends)
     const polygons = closed && (tags.highway === undefined || tags.area === 'yes') ? [[c]] : undefined
     if (tags['addr:housenumber'] || placeClass(tags)) {
       const [x, y] = polygons ? interiorPoint(polygons[0]) : [c[(idx.length >> 1) * 2], c[(idx.length >> 1) * 2 + 1]]
@@ -196,7 +199,8 @@ export class MapBuilder {
     if (pc) {
       const extra: Tags = {}
       for (const k of PLACE_TAG_KEYS) if (tags[k]) extra[k] = tags[k]
-      const iata = tags.aeroway === 'aerodrome' ? (tags.iata ?? null) : null
+      // real IATA codes only: 3 letters (FAA location identifiers such as 4MD are not)
+      const iata = tags.aeroway === 'aerodrome' && /^[A-Z]{3}$/.test(tags.iata ?? '') ? tags.iata : null
       const rowId = ++this.built.places
       this.st.place.run(rowId, type, id, tags.name, pc.category, pc.osmTag, tags.brand ?? null, tags['brand:wikidata'] ?? null, iata,
         tags['addr:housenumber'] ?? null, tags['addr:street'] ?? null, tags['addr:city'] ?? null, tags['addr:postcode'] ?? null,
@@ -217,7 +221,7 @@ export class MapBuilder {
   private address(type: 'n' | 'w' | 'r', id: number, lon: number, lat: number, t: Tags): void {
     const rowId = ++this.built.addresses
     this.st.address.run(rowId, type, id, t['addr:housenumber'], t['addr:street'] ?? null, t['addr:place'] ?? null, t['addr:unit'] ?? null,
-      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat))
+      t['addr:city'] ?? null, t['addr:postcode'] ?? null, t['addr:state'] ?? t['addr:province'] ?? null, t['addr:country'] ?? null, round7(lon), round7(lat), t.building ?? null)
     this.st.addressBox.run(rowId, lon, lon, lat, lat)
   }
 
@@ -301,10 +305,12 @@ export class MapBuilder {
     if (this.db.open) this.db.close()
   }
 
-  private interpolation(id: number, c: Coords, t: Tags): void {
+  /** An `addr:interpolation` line with the house numbers of its end nodes (its street from them when the line has none). */
+  private interpolation(id: number, c: Coords, t: Tags, [start, end]: InterpolationEnds): void {
     const rowId = ++this.built.interpolations
-    this.st.interpolation.run(rowId, id, t['addr:interpolation'], t['addr:street'] ?? null, t['addr:city'] ?? null, t['addr:postcode'] ?? null,
-      JSON.stringify({type: 'LineString', coordinates: toPositions(c)}))
+    const street = t['addr:street'] ?? start?.street ?? end?.street ?? null
+    this.st.interpolation.run(rowId, id, t['addr:interpolation'], street, t['addr:city'] ?? null, t['addr:postcode'] ?? null,
+      JSON.stringify({type: 'LineString', coordinates: toPositions(c)}), start?.number ?? null, end?.number ?? null)
     const b = bbox(c)
     this.st.interpolationBox.run(rowId, b[0], b[2], b[1], b[3])
   }
@@ -421,11 +427,16 @@ export class MapBuilder {
     const t = a.rel.tags
     const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: a.polygons.map((p) => p.map(toPositions))})
     this.st.area.run(rowId, a.rel.id, kind, kind === 'postal_code' ? null : a.level, t.name ?? null, a.cc, t.postal_code ?? (kind === 'postal_code' ? t.name ?? null : null),
-      parent, round7(a.label[0]), round7(a.label[1]), geometry)
+      parent, round7(a.label[0]), round7(a.label[1]), geometry, t['ISO3166-2'] ?? null)
     this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
     return rowId
   }
 }
+
+type InterpolationEnds = [{number: string; street: string | null} | undefined, {number: string; street: string | null} | undefined]
+
+/** Named `highway=*` ways that are not streets anyone lives on: stops and platforms, lifts, roads not (or no longer) built. */
+const NOT_STREETS = new Set(['platform', 'bus_stop', 'elevator', 'proposed', 'construction', 'planned', 'abandoned', 'disused', 'razed', 'dismantled', 'rest_area', 'services'])
 
 const ROADISH: Record<string, string> = {
   motorway: 'motorway', motorway_link: 'motorway', trunk: 'trunk', trunk_link: 'trunk', primary: 'primary', primary_link: 'primary',
@@ -438,15 +449,15 @@ export type Statements = ReturnType<typeof prepare>
 function prepare(db: Database.Database) {
   const box = (t: string) => db.prepare(`INSERT INTO ${t}_rtree VALUES (?, ?, ?, ?, ?)`)
   return {
-    address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)'),
+    address: db.prepare('INSERT INTO addresses VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     addressBox: box('addresses'),
-    interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?)'),
+    interpolation: db.prepare('INSERT INTO interpolations VALUES (?,?,?,?,?,?,?,?,?)'),
     interpolationBox: box('interpolations'),
     street: db.prepare('INSERT INTO streets VALUES (?,?,?,?,?,?,?,?)'),
     streetBox: box('streets'),
     place: db.prepare('INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     placeBox: box('places'),
-    area: db.prepare('INSERT INTO admin_areas VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
+    area: db.prepare('INSERT INTO admin_areas VALUES (?,?,?,?,?,?,?,?,?,?,?,?)'),
     areaBox: box('admin_areas'),
     graphNode: db.prepare('INSERT INTO graph_nodes VALUES (?,?,?,?)'),
     edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),

@@ -14,7 +14,7 @@ CREATE TABLE addresses (
   id INTEGER PRIMARY KEY,
   osm_type TEXT NOT NULL, osm_id INTEGER NOT NULL,
   housenumber TEXT NOT NULL, street TEXT, place TEXT, unit TEXT, city TEXT, postcode TEXT, state TEXT, country TEXT,
-  lon REAL NOT NULL, lat REAL NOT NULL
+  lon REAL NOT NULL, lat REAL NOT NULL, building TEXT
 );
 CREATE VIRTUAL TABLE addresses_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 CREATE VIRTUAL TABLE addresses_fts USING fts5(housenumber, street, place, city, postcode, content='addresses', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
@@ -22,7 +22,7 @@ CREATE VIRTUAL TABLE addresses_fts USING fts5(housenumber, street, place, city, 
 CREATE TABLE interpolations (
   id INTEGER PRIMARY KEY, osm_id INTEGER NOT NULL,
   interpolation TEXT NOT NULL, street TEXT, city TEXT, postcode TEXT,
-  geometry TEXT NOT NULL
+  geometry TEXT NOT NULL, start_number TEXT, end_number TEXT
 );
 CREATE VIRTUAL TABLE interpolations_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 
@@ -56,7 +56,7 @@ CREATE TABLE admin_areas (
   admin_level INTEGER, name TEXT, country_code TEXT, postcode TEXT,
   parent_id INTEGER,
   label_lon REAL NOT NULL, label_lat REAL NOT NULL,
-  geometry TEXT NOT NULL
+  geometry TEXT NOT NULL, iso TEXT
 );
 CREATE INDEX admin_areas_kind ON admin_areas(kind, admin_level);
 CREATE VIRTUAL TABLE admin_areas_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);

@@ -1,3 +1,6 @@
+import {readdirSync} from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {importOsm} from '../../src/osm/index.js'
 import {setSetting} from '../../src/project/settings.js'
@@ -43,6 +46,18 @@ describe('forward geocode', () => {
       country: 'Liechtenstein', countryCode: 'LI', countryFlag: '🇱🇮', county: 'Oberland', city: 'Vaduz', number: '31',
       postalCode: '9490', street: 'Egertastrasse', addressLabel: 'Egertastrasse 31',
     })
+  })
+
+  it('finds places by their other names and answers name:<lang> when lang asks for it', async () => {
+    const en = await get(`/v1/geocode/forward?query=${q('Embassy of France, Monaco')}&layers=place&lang=en`)
+    expect(en.body.addresses[0]).toMatchObject({layer: 'place', countryCode: 'MC'})
+    expect(en.body.addresses[0].formattedAddress).toMatch(/^Embassy of France, /)
+    const local = await get(`/v1/geocode/forward?query=${q('Embassy of France, Monaco')}&layers=place`)
+    expect(local.body.addresses[0].formattedAddress).toMatch(/^Ambassade de France, /)
+    const de = await get(`/v1/geocode/forward?query=${q('Ambassade de France')}&layers=place&lang=de`)
+    expect(de.body.addresses[0].formattedAddress).toMatch(/^Botschaft Frankreichs/)
+    const alt = await get(`/v1/geocode/forward?query=${q('La Casa Del Gelato')}&layers=place`)
+    expect(alt.body.addresses[0].formattedAddress).toMatch(/^Graziella/)
   })
 
   it('honours layers, country and coarse results', async () => {
@@ -110,6 +125,22 @@ describe('search places', () => {
       expect(bad.status, path).toBe(400)
       expect(bad.body.meta.param, path).toBe(param)
     }
+  })
+})
+
+describe('chains', () => {
+  it('are one chain per brand:wikidata, named as most of its places are; its own brand string finds a place too', async () => {
+    const dir = readdirSync(path.join(server.dataDir, 'map')).find((d) => d.startsWith('monaco'))!
+    const db = new Database(path.join(server.dataDir, 'map', dir, 'map.db'))
+    const renamed = db.prepare("UPDATE places SET chain = 'BNP Paribas Agence' WHERE id IN (SELECT id FROM places WHERE chain = 'BNP Paribas' ORDER BY id LIMIT 2)").run().changes
+    db.close()
+    expect(renamed).toBe(2)
+    const all = await get('/v1/search/places?chains=bnp-paribas&near=43.7384,7.4246&radius=5000&limit=100')
+    const chains = new Set(all.body.places.map((p: {chain: {name: string; slug: string}}) => `${p.chain.name}|${p.chain.slug}`))
+    expect([...chains]).toEqual(['BNP Paribas|bnp-paribas'])
+    const own = await get('/v1/search/places?chains=bnp-paribas-agence&near=43.7384,7.4246&radius=5000')
+    expect(own.body.places).toHaveLength(2)
+    expect(own.body.places[0].chain.slug).toBe('bnp-paribas')
   })
 })
 

@@ -37,7 +37,8 @@ describe('import liechtenstein.osm.pbf', () => {
       expect(addresses).toBeGreaterThan(3_497 * 0.95)
       expect(addresses).toBeLessThanOrEqual(3_497)
       expect(count(db, "SELECT count(*) FROM places WHERE osm_tag LIKE 'amenity=%' OR osm_tag LIKE 'shop=%'")).toBe(458)
-      expect(count(db, 'SELECT sum(way_count) FROM streets')).toBe(2_578)
+      // osmium's named highway ways but 4 platforms, stops, lifts or roads not built
+      expect(count(db, 'SELECT sum(way_count) FROM streets')).toBe(2_578 - 4)
     } finally {
       db.close()
     }

@@ -1,11 +1,12 @@
 import {autocomplete, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
-import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery} from '../../geocoding/input.js'
+import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery, validateQuery} from '../../geocoding/input.js'
+import {validateAddress} from '../../geocoding/validate.js'
 import {searchPlaces} from '../../geocoding/places.js'
 import {getSettings} from '../../project/settings.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
 
-/** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`. */
+/** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`, `/v1/addresses/validate`. */
 export function geocodingRoutes(api: Api): void {
   const {map, ip, store} = api.ctx
   const geocode = {auth: 'P', limit: 'geocode'} as const
@@ -33,6 +34,8 @@ export function geocodingRoutes(api: Api): void {
     const places = searchPlaces(map, input, {chainMetadata: settings['places.chainMetadata'], chainMappings: settings['places.chainMappings']})
     return {meta: {code: 200}, places}
   })
+
+  api.route('get', '/addresses/validate', geocode, (req) => ({meta: {code: 200}, ...validateAddress(map, parse(validateQuery, req.query))}))
 
   api.route('get', '/geocode/ip', {auth: 'P', limit: 'ipGeocode'}, (req) => {
     const ranges = getSettings(store, req.auth.live)['fraud.proxyRanges']

@@ -5,6 +5,7 @@ import {eventsRoutes} from './events.js'
 import {geofencesRoutes} from './geofences.js'
 import {routeRoutes} from './route.js'
 import {geocodingRoutes} from './geocoding.js'
+import {searchRoutes} from './search.js'
 import {settingsRoutes} from './settings.js'
 import {syncRoutes} from './sync.js'
 import {trackRoutes} from './track.js'
@@ -24,4 +25,5 @@ export const routeGroups: Array<(api: Api) => void> = [
   trackRoutes,
   routeRoutes,
   geocodingRoutes,
+  searchRoutes,
 ]

@@ -7,6 +7,7 @@ import * as m005 from './005_tracking.js'
 import * as m006 from './006_sync.js'
 import * as m007 from './007_webhook_delivery.js'
 import * as m008 from './008_import_hash.js'
+import * as m009 from './009_user_location.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006_sync': m006,
   '007_webhook_delivery': m007,
   '008_import_hash': m008,
+  '009_user_location': m009,
 }

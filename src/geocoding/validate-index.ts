@@ -1,0 +1,100 @@
+import type {Engine, MapData} from '../map/mapdata.js'
+import type {Doc} from './docs.js'
+import {geocoder} from './index.js'
+import {fold} from './normalize.js'
+import {numberKey, postcodeKey, streetKey} from './postal.js'
+
+/**
+ * One region's addresses as postal records, for `/v1/addresses/validate`: address docs by house
+ * number (a number narrows a region to a few dozen candidates, whose streets are then compared
+ * loosely), every street by its comparable form (for numbers the map does not know), the names
+ * an address's town goes by (admin parts and its own `addr:city`), and the addresses of places.
+ */
+export class ValidationIndex implements Engine {
+  readonly byNumber = new Map<string, number[]>()
+  /** comparable street → address and street docs on it */
+  readonly byStreet = new Map<string, number[]>()
+  /** per doc: its comparable street ('' for other layers) */
+  readonly streetKeys: string[]
+  /** per doc: the folded names its town goes by */
+  readonly towns: string[][]
+  /** `number|street` of every place (POI) that has an address */
+  readonly firms = new Set<string>()
+  /** per doc: residential or commercial, from its building's `building=*` (null when that says neither) */
+  readonly use: Array<'residential' | 'commercial' | null>
+  /** `pc:<postcode>` and `town:<folded town>` → the comparable streets there (a typed street is looked for there only) */
+  readonly streetsIn = new Map<string, Set<string>>()
+  /** folded postcode → the folded towns its addresses name (a ZIP code's mail goes by several town names) */
+  readonly postcodeTowns = new Map<string, Set<string>>()
+
+  constructor(readonly docs: readonly Doc[], raw: ReadonlyMap<number, {city: string | null; building: string | null}>) {
+    this.streetKeys = new Array(docs.length)
+    this.towns = new Array(docs.length)
+    this.use = new Array(docs.length).fill(null)
+    // docs repeat the same streets and towns: each is normalised once
+    const keyOf = memo(streetKey), folded = memo(fold), townsOf = memo((joined: string) => [...new Set(joined.split('\t').filter(Boolean).map(folded))])
+    docs.forEach((d, i) => {
+      const street = d.street && (d.layer === 'address' || d.layer === 'street' || d.layer === 'place') ? keyOf(d.street) : ''
+      this.streetKeys[i] = street
+      const own = d.layer === 'address' && d.ref !== null ? raw.get(d.ref) : undefined
+      if (own?.building) this.use[i] = RESIDENTIAL.has(own.building) ? 'residential' : COMMERCIAL.has(own.building) ? 'commercial' : null
+      this.towns[i] = townsOf([d.city, d.borough, d.neighborhood, d.county, own?.city].map((t) => t ?? '').join('\t'))
+      if (!street) return
+      if (d.layer === 'place') {
+        if (d.number) this.firms.add(`${numberKey(d.number)}|${street}`)
+        return
+      }
+      push(this.byStreet, street, i)
+      for (const t of this.towns[i]) this.streetIn(`town:${t}`, street)
+      if (d.postalCode && d.countryCode) this.streetIn(`pc:${postcodeKey(d.countryCode, d.postalCode)}`, street)
+      if (d.layer !== 'address' || !d.number) return
+      push(this.byNumber, numberKey(d.number), i)
+      if (d.postalCode && d.countryCode) {
+        const key = postcodeKey(d.countryCode, d.postalCode)
+        const towns = this.postcodeTowns.get(key) ?? new Set()
+        for (const t of this.towns[i]) towns.add(t)
+        this.postcodeTowns.set(key, towns)
+      }
+    })
+  }
+
+  private streetIn(area: string, street: string): void {
+    const set = this.streetsIn.get(area)
+    if (set) set.add(street)
+    else this.streetsIn.set(area, new Set([street]))
+  }
+
+  close(): void {}
+}
+
+const RESIDENTIAL = new Set(['house', 'residential', 'apartments', 'detached', 'semidetached_house', 'terrace', 'bungalow', 'dormitory',
+  'cabin', 'farm', 'houseboat', 'static_caravan', 'duplex', 'townhouse', 'row_house'])
+const COMMERCIAL = new Set(['commercial', 'retail', 'office', 'industrial', 'warehouse', 'hotel', 'supermarket', 'kiosk', 'store', 'shop',
+  'manufacture', 'service', 'mall', 'department_store', 'bank', 'restaurant'])
+
+function memo<T>(fn: (s: string) => T): (s: string) => T {
+  const seen = new Map<string, T>()
+  return (s) => {
+    let v = seen.get(s)
+    if (v === undefined) seen.set(s, (v = fn(s)))
+    return v
+  }
+}
+
+const push = (m: Map<string, number[]>, key: string, i: number) => {
+  const list = m.get(key)
+  if (list) list.push(i)
+  else m.set(key, [i])
+}
+
+/** The region's validation index, built from its geocoder's docs on first use and dropped with the region. */
+export function validationIndex(map: MapData, region: string): ValidationIndex | undefined {
+  const g = geocoder(map, region)
+  if (!g) return undefined
+  return map.engine(region, 'validation', ({db}) => {
+    // maps imported before addresses kept `building` have no such column
+    const building = (db.prepare('SELECT 1 FROM pragma_table_info(\'addresses\') WHERE name = \'building\'').get() ? 'building' : 'NULL')
+    const rows = db.prepare(`SELECT id, city, ${building} FROM addresses WHERE city IS NOT NULL OR ${building} IS NOT NULL`).raw().all() as [number, string | null, string | null][]
+    return new ValidationIndex(g.docs, new Map(rows.map(([id, city, b]) => [id, {city, building: b}])))
+  })
+}

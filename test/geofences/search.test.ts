@@ -1,0 +1,100 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+let s: TestServer
+const NEAR = '43.73,7.42'
+/** Degrees of longitude per metre at the test latitude. */
+const LNG_M = 1 / (111_195 * Math.cos((43.73 * Math.PI) / 180))
+const ids: Record<string, string> = {}
+const created: Record<string, unknown> = {}
+
+const put = async (name: string, body: Record<string, unknown>, key = s.keys.testSk) => {
+  const r = await s.call('PUT', `/v1/geofences/${body.tag}/${name}`, {key, body: {description: name, ...body}})
+  expect(r.status, JSON.stringify(r.body)).toBe(200)
+  ids[name] = r.body.geofence._id
+  created[name] = r.body.geofence
+}
+const search = (query: string, key = s.keys.testPk) => s.call('GET', `/v1/search/geofences?${query}`, {key})
+const names = (body: {geofences: {externalId: string}[]}) => body.geofences.map((g) => g.externalId)
+
+beforeAll(async () => {
+  s = await startTestServer()
+  await put('at', {type: 'circle', coordinates: [7.42, 43.73], radius: 50, tag: 'store', metadata: {chain: 'x', floors: 2, open: true}})
+  // contains the point, centre ~140 m away
+  await put('around', {type: 'polygon', tag: 'zone', coordinates: [[7.4195, 43.7295], [7.4225, 43.7295], [7.4225, 43.7325], [7.4195, 43.7325], [7.4195, 43.7295]]})
+  // edge 400 m away
+  await put('east', {type: 'circle', coordinates: [7.42 + 500 * LNG_M, 43.73], radius: 100, tag: 'store', metadata: {floors: '2'}})
+  await put('far', {type: 'circle', coordinates: [7.42 + 3000 * LNG_M, 43.73], radius: 100, tag: 'store'})
+  await put('off', {type: 'circle', coordinates: [7.42, 43.73], radius: 100, tag: 'store', enabled: false})
+  await put('live', {type: 'circle', coordinates: [7.42, 43.73], radius: 100, tag: 'store'}, s.keys.liveSk)
+})
+afterAll(() => s?.stop())
+
+describe('GET /v1/search/geofences', () => {
+  it('answers enabled geofences of the key environment within 1 km of the edge, inside ones first, then by centre', async () => {
+    const {status, body} = await search(`near=${NEAR}`)
+    expect(status).toBe(200)
+    expect(names(body)).toEqual(['at', 'around', 'east'])
+    // the whole resource, as the Geofences API returns it
+    expect(body.geofences[0]).toEqual(created.at)
+    expect(body.geofences[1].geometry.type).toBe('Polygon')
+    const live = await search(`near=${NEAR}`, s.keys.livePk)
+    expect(names(live.body)).toEqual(['live'])
+  })
+
+  it('filters by radius, tags, metadata and limit; leaves the geometry out when asked', async () => {
+    expect(names((await search(`near=${NEAR}&radius=5000`)).body)).toEqual(['at', 'around', 'east', 'far'])
+    expect(names((await search(`near=${NEAR}&radius=399`)).body)).toEqual(['at', 'around'])
+    expect(names((await search(`near=${NEAR}&tags=store`)).body)).toEqual(['at', 'east'])
+    expect(names((await search(`near=${NEAR}&tags=zone,store&limit=2`)).body)).toEqual(['at', 'around'])
+    // a number matches the number and the text; a boolean its text
+    expect(names((await search(`near=${NEAR}&metadata[floors]=2`)).body)).toEqual(['at', 'east'])
+    expect(names((await search(`near=${NEAR}&metadata[open]=true&metadata[chain]=x`)).body)).toEqual(['at'])
+    expect(names((await search(`near=${NEAR}&metadata[chain]=y`)).body)).toEqual([])
+    const lean = await search(`near=${NEAR}&includeGeometry=false&limit=1000`)
+    expect(names(lean.body)).toEqual(['at', 'around', 'east'])
+    const {geometry: _g, ...withoutGeometry} = created.at as Record<string, unknown>
+    expect(lean.body.geofences[0]).toEqual(withoutGeometry)
+  })
+
+  it('sees a geofence moved or disabled at once (change feed)', async () => {
+    await put('east', {type: 'circle', coordinates: [7.42 + 5000 * LNG_M, 43.73], radius: 100, tag: 'store'})
+    await put('around', {type: 'polygon', tag: 'zone', enabled: false, coordinates: [[7.4195, 43.7295], [7.4225, 43.7295], [7.4225, 43.7325], [7.4195, 43.7325], [7.4195, 43.7295]]})
+    expect(names((await search(`near=${NEAR}`)).body)).toEqual(['at'])
+  })
+
+  const BAD: [string, string][] = [
+    ['', 'near'],
+    ['near=91,0', 'near'],
+    ['near=abc', 'near'],
+    [`near=${NEAR}&radius=0`, 'radius'],
+    [`near=${NEAR}&radius=1e309`, 'radius'],
+    [`near=${NEAR}&limit=0`, 'limit'],
+    [`near=${NEAR}&limit=1001&includeGeometry=false`, 'limit'],
+    [`near=${NEAR}&limit=101`, 'limit'],
+    [`near=${NEAR}&includeGeometry=maybe`, 'includeGeometry'],
+    [`near=${NEAR}&tags=${'x'.repeat(300)}`, 'tags.0'],
+  ]
+  it.each(BAD)('refuses %s naming %s', async (query, param) => {
+    const {status, body} = await search(query)
+    expect(status).toBe(400)
+    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
+    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+  })
+
+  it('answers 200 or a 400 naming a param to seeded random values of every parameter, never 500 (fuzz)', async () => {
+    let seed = 11
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+    const junk = ['', ' ', '-1', '0', '1e309', 'NaN', ',', ',,', 'null', '[]', 'ä😀', '999999999', '43.73,7.42', '90,180', '-90,-180,1', 'true', 'false',
+      '100', '101', '1000', 'store', 'a'.repeat(300), '%E0%A4%A', '%00']
+    const params = ['near', 'radius', 'limit', 'tags', 'metadata[floors]', 'includeGeometry']
+    for (let i = 0; i < 150; i++) {
+      const parts = params.filter(() => rand() < 0.7).map((p) => `${p}=${junk[Math.floor(rand() * junk.length)]}`)
+      if (rand() < 0.2) parts.push(`${params[Math.floor(rand() * params.length)]}[x]=1`)
+      const {status, body} = await search(parts.join('&'))
+      expect([200, 400], `${parts.join('&')} → ${JSON.stringify(body)}`).toContain(status)
+      if (status === 400) expect(body.meta.message.startsWith(`${body.meta.param}: `)).toBe(true)
+      else expect(Array.isArray(body.geofences)).toBe(true)
+    }
+  })
+})
