@@ -15,6 +15,8 @@ export const GEOCODING_BLOB_VERSION = 1
  */
 export const geocodingStage: MapStage = {
   name: 'geocoding',
+  // 2: extraction gained interpolation ends, place names by language, ISO 3166-2 codes
+  version: 2,
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)

@@ -105,6 +105,8 @@ export function modeSections(g: ModeGraph) {
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */
 export const routingStage: MapStage = {
   name: 'routing',
+  // 2: street names and weights in the blobs, contraction by workers
+  version: 2,
   async build(ctx: StageContext) {
     const net = readNetwork(ctx.db, {borders: false})
     // What each profile cost to build, for `loc` users and bench/route.js.
