@@ -1,6 +1,7 @@
 import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
 import path from 'node:path'
 import {type Manifest, mapDir} from '../map/manifest.js'
+import {processAlive} from '../pid.js'
 
 /**
  * Write side of the map store (layout and manifest format: src/map/manifest.ts):
@@ -61,21 +62,13 @@ export function lock(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const pid = Number(readFileSync(file, 'utf8'))
-      if (pid && pid !== process.pid && alive(pid)) throw new Error(`another import (pid ${pid}) is running on ${dir}`)
+      if (pid && pid !== process.pid && processAlive(pid)) throw new Error(`another import (pid ${pid}) is running on ${dir}`)
       rmSync(file, {force: true})
     }
   }
   throw new Error(`cannot lock ${dir}`)
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Deletes build leftovers and region files the manifest no longer names. Call while holding the lock. */
 export function sweep(dataDir: string, manifest: Manifest): void {

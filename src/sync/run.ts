@@ -8,6 +8,7 @@ import type {System} from './import.js'
 import {download, DownloadFailed} from './download.js'
 import {importGeofences} from './import.js'
 import {displayUrl, type SyncRun, syncRun, syncSource, type SyncSource} from './sources.js'
+import {processAlive} from '../pid.js'
 
 export type Trigger = SyncRun['trigger']
 
@@ -101,7 +102,7 @@ export function failAbandonedRuns(store: Store): number {
   const runs = store.sqlite.prepare("SELECT id, pid, host FROM sync_runs WHERE status = 'running'").all() as Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>
   const ours = new Set([...(running.get(store)?.values() ?? [])].map((r) => r.run.id))
   const here = hostname()
-  const abandoned = runs.filter((r) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !alive(r.pid))))
+  const abandoned = runs.filter((r) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !processAlive(r.pid))))
   if (!abandoned.length) return 0
   const finishedAt = nowIso()
   write(store, (tx) => {
@@ -113,15 +114,6 @@ export function failAbandonedRuns(store: Store): number {
   return abandoned.length
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists, owned by another user
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Waits for every sync running on this store (shutdown). */
 export async function syncsSettled(store: Store): Promise<void> {
