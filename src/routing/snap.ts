@@ -35,37 +35,16 @@ export function snap(net: SnapNetwork, k: number, lon: number, lat: number, maxM
     const dx = r / kx, dy = r / M_PER_DEG
     const found = net.bush.search(lon - dx, lat - dy, lon + dx, lat + dy, (i) => (net.access[i] & mask) !== 0 && !skip?.(i))
     let best: Snap | null = null
-    let bestD2 = Infinity
     for (const e of found) {
-      const s = net.geomOff[e], end = net.geomOff[e + 1]
-      let along = 0
-      let total = 0
-      const segs: number[] = []
-      for (let i = s; i + 2 < end; i += 2) {
-        const len = Math.hypot((net.geom[i + 2] - net.geom[i]) * kx, (net.geom[i + 3] - net.geom[i + 1]) * M_PER_DEG) / 1e7
-        segs.push(len)
-        total += len
-      }
-      for (let i = s, j = 0; i + 2 < end; i += 2, j++) {
-        const ax = (net.geom[i] / 1e7 - lon) * kx, ay = (net.geom[i + 1] / 1e7 - lat) * M_PER_DEG
-        const bx = (net.geom[i + 2] / 1e7 - lon) * kx, by = (net.geom[i + 3] / 1e7 - lat) * M_PER_DEG
-        const vx = bx - ax, vy = by - ay
-        const l2 = vx * vx + vy * vy
-        const u = l2 ? Math.max(0, Math.min(1, -(ax * vx + ay * vy) / l2)) : 0
-        const px = ax + u * vx, py = ay + u * vy
-        const d2 = px * px + py * py
-        if (d2 < bestD2) {
-          bestD2 = d2
-          best = {edge: e, t: total ? (along + u * segs[j]) / total : 0, lon: lon + px / kx, lat: lat + py / M_PER_DEG, offset: 0}
-        }
-        along += segs[j]
-      }
+      const s = snapToEdge(net, e, lon, lat, kx)
+      if (!best || s.offset < best.offset) best = s
     }
-    if (best && Math.sqrt(bestD2) <= r) {
+    // the flat offset chose the edge; the answer carries the great-circle one
+    if (best && best.offset <= r) {
       best.offset = haversine(lon, lat, best.lon, best.lat)
       return best.offset <= maxMeters ? best : null
     }
-    if (r >= maxMeters) return best && Math.sqrt(bestD2) <= maxMeters ? {...best, offset: haversine(lon, lat, best.lon, best.lat)} : null
+    if (r >= maxMeters) return best && best.offset <= maxMeters ? {...best, offset: haversine(lon, lat, best.lon, best.lat)} : null
   }
 }
 
