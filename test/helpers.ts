@@ -144,3 +144,21 @@ export async function spawnServe(args: string[], env: Record<string, string | un
     },
   }
 }
+
+/**
+ * Seeded malformed query strings for a route's fuzz test: each names a random subset of `params`
+ * (each kept with probability `keep`) with values from `junk`, and one in five adds a nested
+ * `param[x]=1`. The same seed gives the same queries on every run.
+ */
+export function seededQueries(options: {seed: number; count: number; params: string[]; junk: string[]; keep?: number}): string[] {
+  let seed = options.seed
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+  const {params, junk, keep = 0.7} = options
+  const queries: string[] = []
+  for (let i = 0; i < options.count; i++) {
+    const parts = params.filter(() => rand() < keep).map((p) => `${p}=${junk[Math.floor(rand() * junk.length)]}`)
+    if (rand() < 0.2) parts.push(`${params[Math.floor(rand() * params.length)]}[x]=1`)
+    queries.push(parts.join('&'))
+  }
+  return queries
+}
