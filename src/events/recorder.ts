@@ -6,18 +6,20 @@ import {webhooksFor} from '../webhooks/registry.js'
 import {deliveriesOwed} from '../webhooks/signal.js'
 import type {EventRow} from './json.js'
 
-/** An event as a producer (track, trips, conversions) hands it over. */
-export interface NewEvent {
+/**
+ * An event as a producer (track, trips, conversions) hands it over: everything else the API returns
+ * (`user`, `geofence`, `trip`, `location`, `name`, ...) as `body`, or as `bodyText` when the
+ * producer already has it as JSON (track writes one user text into every event).
+ */
+export type NewEvent = EventHead & ({body: Record<string, unknown>} | {bodyText: string})
+
+interface EventHead {
   type: string
-  /** The user's `_id` and `userId`, for filtering; the embedded `user` goes in `body`. */
+  /** The user's `_id` and `userId`, for filtering; the embedded `user` goes in the body. */
   userRef?: string | null
   userId?: string | null
   /** When it happened on the client; defaults to server time. */
   createdAt?: string
-  /** Everything else the API returns: `user`, `geofence`, `trip`, `location`, `name`, ... */
-  body: Record<string, unknown>
-  /** `body` as JSON text when the producer already has it (track writes one user text into every event). */
-  bodyText?: string
 }
 
 export interface RecordOptions {
@@ -54,7 +56,7 @@ export function recordEvents(tx: Tx, live: boolean, events: readonly NewEvent[],
       type: event.type,
       user_ref: event.userRef ?? null,
       user_id: event.userId ?? null,
-      payload: event.bodyText ?? JSON.stringify(event.body),
+      payload: 'bodyText' in event ? event.bodyText : JSON.stringify(event.body),
       created_at: event.createdAt ?? actual,
       actual_created_at: actual,
     })

@@ -187,7 +187,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   // the user is serialised once and spliced into every event's text: the body's key order is kept
   const base = (type: string, body: Record<string, unknown>): NewEvent => {
     const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}
-    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, body: {user: userBody, ...rest}, bodyText: `{"user":${userText},${JSON.stringify(rest).slice(1)}`}
+    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, bodyText: `{"user":${userText},${JSON.stringify(rest).slice(1)}`}
   }
   const events: NewEvent[] = generate ? [
     ...transitions.map((t) => base(t.type, {

@@ -140,6 +140,6 @@ function tripForOptions(tx: Tx, live: boolean, options: NonNullable<TrackInput['
 }
 
 /** Trip events as the recorder takes them. */
-export function tripEvents(moves: Array<{type: string; trip: TripRow}>, user: UserRow, userBody: Record<string, unknown>, createdAt: string): NewEvent[] {
+export function tripEvents(moves: Array<{type: string; trip: TripRow}>, user: UserRow, userBody: Record<string, unknown>, createdAt: string): Array<Extract<NewEvent, {body: unknown}>> {
   return moves.map(({type, trip}) => ({type, userRef: user.id, userId: user.user_id, createdAt, body: {user: userBody, trip: tripJson(trip, user)}}))
 }
