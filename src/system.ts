@@ -12,6 +12,7 @@ import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
+import {startCheckpointer} from './store/checkpointer.js'
 import {shippedStateAt} from './regions/states.js'
 
 /** The running system as every part of loc reaches it: API handlers, jobs, workers, CLI commands. */
@@ -72,8 +73,8 @@ export interface Serving {
 }
 
 /**
- * Starts what `loc serve` runs on a system: the HTTP server, the webhook delivery worker and,
- * unless `jobs: false`, the timed jobs and the scheduled geofence syncs. `stop` lets requests and
+ * Starts what `loc serve` runs on a system: the HTTP server, the webhook delivery worker, the WAL
+ * checkpointer thread and, unless `jobs: false`, the timed jobs and the scheduled geofence syncs. `stop` lets requests and
  * deliveries in flight finish.
  */
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
@@ -83,12 +84,14 @@ export async function serve(system: System, options: {jobs?: boolean} = {}): Pro
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
   const syncs = options.jobs === false ? undefined : startSyncScheduler(system)
   const deliveries = startDeliveries(system)
+  const checkpoints = startCheckpointer(system.store)
   return {
     server,
     jobs,
     deliveries,
     async stop() {
       await Promise.all([server.close(), jobs.stop(), syncs?.stop(), deliveries.stop()])
+      await checkpoints.stop()
     },
   }
 }

@@ -31,7 +31,7 @@ export async function logConversion(store: Store, live: boolean, input: Conversi
     ...(revenue === undefined ? {} : {revenue}),
     ...(input.duration === undefined ? {} : {duration: input.duration}),
     ...(input.installId ? {installId: input.installId} : {}),
-    ...(user ? {user: userJson(user)} : {userId: input.userId ?? null, ...(input.deviceId ? {deviceId: input.deviceId} : {})}),
+    ...(user ? {user: userJson(user, store)} : {userId: input.userId ?? null, ...(input.deviceId ? {deviceId: input.deviceId} : {})}),
   }
   const event = {type: 'conversion', userRef: user?.id ?? null, userId: user?.user_id ?? input.userId ?? null, createdAt: input.createdAt, body}
   return write(store, (tx) => recordEvents(tx, live, [event], {logged: true})[0])

@@ -39,6 +39,8 @@ export interface Fence {
   tripApproachingThreshold: number | null
   /** What `user.geofences` and events carry. */
   summary: Record<string, unknown>
+  /** `summary` as JSON, made on first use (`summaryText`). */
+  summaryJson?: string
   /** Order of geofences in answers and events: tag, externalId, `_id`. */
   sortKey: string
 }
@@ -91,6 +93,9 @@ export function fenceOf(row: GeofenceRow): Fence {
     },
   }
 }
+
+/** The geofence's `summary` as JSON text, serialised once per geofence. */
+export const summaryText = (fence: Fence): string => (fence.summaryJson ??= JSON.stringify(fence.summary))
 
 /** What `fenceOf` reads of a row, the geometry aside. */
 const FENCE_COLUMNS = ['id', 'live', 'tag', 'external_id', 'description', 'type', 'center_lng', 'center_lat', 'radius', 'metadata', 'user_id',

@@ -2,6 +2,7 @@ import {CompiledQuery} from 'kysely'
 import type {EventRow} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import type {MapData} from '../map/index.js'
+import {summaryText} from '../geofences/index.js'
 import {getSettings} from '../project/settings.js'
 import {REGION_FIELDS, type Region, regionJson, regionsAt} from '../regions/index.js'
 import type {Store} from '../store/db.js'
@@ -9,13 +10,14 @@ import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
-import {type UserRow, userJsonWith} from '../users/json.js'
+import {type UserRow, userJsonText} from '../users/json.js'
+import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID} from '../users/store.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
 import {type ChainVisits, passesFilters, type PlaceHit, placesAt, withVisit} from './places.js'
 import type {TrackInput} from './input.js'
 import {type Fix, movePresence, operatingField} from './presence.js'
-import {type EtaSource, moveTrip, tripEvents} from './trips.js'
+import {type EtaSource, moveTrip} from './trips.js'
 
 /** What a track needs of the running system. */
 export interface TrackDeps {
@@ -29,8 +31,7 @@ export interface TrackDeps {
 export interface TrackResult {
   /** The events stored, in order (`eventJson`/`eventJsonText` shape them). */
   events: EventRow[]
-  user: Record<string, unknown>
-  /** `user` as JSON text, as every event embeds it. */
+  /** The user as JSON text, as the answer and every event embed it. */
   userText: string
 }
 
@@ -46,10 +47,8 @@ export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: str
 
 const env = (live: boolean) => (live ? 1 : 0)
 
-// literal LIMIT 1: bound as a parameter, SQLite took 6x longer on the same index (66 against 11 µs)
-const NEWEST_BY_USER_ID = 'SELECT * FROM users WHERE live = ? AND user_id = ? ORDER BY updated_at DESC LIMIT 1'
-const NEWEST_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? ORDER BY updated_at DESC LIMIT 1'
-const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
+// the device's logged-out user, which a login adopts
+const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users INDEXED BY users_live_device_id WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
 
 // the user row's SQL written once (the query builder compiled 20 columns on every track)
 const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id', 'description', 'metadata', 'lng', 'lat', 'location_accuracy', 'foreground',
@@ -58,8 +57,13 @@ const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id', 'descr
 const everyUserColumn: [Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]>] extends [never] ? true : never = true
 void everyUserColumn
 const USER_CHANGES = USER_COLUMNS.filter((c) => c !== 'id' && c !== 'live' && c !== 'created_at')
+// what every fix changes; SQLite rewrites each index holding a column that is SET, changed or not,
+// so a fix that leaves the ids and device alone does not SET them (2 pages a track fewer)
+const FIX_CHANGES = ['lng', 'lat', 'location_accuracy', 'foreground', 'stopped', 'ip', 'context', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
+const IDENTITY = USER_CHANGES.filter((c) => !(FIX_CHANGES as readonly string[]).includes(c))
 const INSERT_USER = `INSERT INTO users (${USER_COLUMNS.join(', ')}) VALUES (${USER_COLUMNS.map(() => '?').join(', ')})`
 const UPDATE_USER = `UPDATE users SET ${USER_CHANGES.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`
+const UPDATE_FIX = `UPDATE users SET ${FIX_CHANGES.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`
 
 /** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
 function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
@@ -116,7 +120,8 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
   const {transitions, inside, commit} = movePresence(tx, live, row.id, fix, settings, generate, !before)
 
-  const next: Record<string, unknown> = {geofences: inside.map((f) => f.summary), segments: [], topChains: context.topChains ?? []}
+  // stored: the geofences' ids (users/json.ts renders them); answered: their summaries
+  const next: Record<string, unknown> = {geofences: inside.map((f) => f.id), segments: [], topChains: context.topChains ?? []}
   const regionEvents: Array<{type: string; region: Region}> = []
   if (settings['regions.enabled']) {
     const regions = regionsAt(lng, lat, deps.map)
@@ -169,21 +174,22 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     placeEvents.length = 0
   }
   row.context = JSON.stringify(next)
-  if (before) tx.run(CompiledQuery.raw(UPDATE_USER, [...USER_CHANGES.map((c) => row[c]), row.id]))
+  if (before && IDENTITY.every((c) => row[c] === before[c])) tx.run(CompiledQuery.raw(UPDATE_FIX, [...FIX_CHANGES.map((c) => row[c]), row.id]))
+  else if (before) tx.run(CompiledQuery.raw(UPDATE_USER, [...USER_CHANGES.map((c) => row[c]), row.id]))
   else tx.run(CompiledQuery.raw(INSERT_USER, USER_COLUMNS.map((c) => row[c])))
   commit()
 
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
   const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}
 
-  const userBody = userJsonWith(row, next)
+  const {geofences: _ids, ...derived} = next
   const trip = tripMoves.trip && ACTIVE_STATUSES.includes(tripMoves.trip.status as TripStatus) ? tripMoves.trip : undefined
   if (trip) {
     const {user: _u, userId: _id, ...json} = tripJson(trip, row)
-    userBody.trip = json
+    derived.trip = json
   }
   const location = {type: 'Point', coordinates: [lng, lat]}
-  const userText = JSON.stringify(userBody)
+  const userText = userJsonText(row, inside.map(summaryText), derived)
   // the user is serialised once and spliced into every event's text: the body's key order is kept
   const base = (type: string, body: Record<string, unknown>): NewEvent => {
     const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}
@@ -193,11 +199,11 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     ...transitions.map((t) => base(t.type, {
       geofence: t.fence.summary, confidence: t.confidence, ...(t.duration === undefined ? {} : {duration: t.duration}), ...operatingField(t.fence, at),
     })),
-    ...tripEvents(tripMoves.events, row, userBody, atIso).map((e) => base(e.type, e.body)),
+    ...tripMoves.events.map((e) => base(e.type, {trip: tripJson(e.trip, row)})),
     ...placeEvents.map(({type, ...body}) => base(type, body)),
     ...regionEvents.map((e) => base(e.type, {region: e.region})),
     ...beaconEvents.map((e) => base(e.type, {beacon: e.beacon})),
   ] : []
-  return {events: recordEvents(tx, live, events), user: userBody, userText}
+  return {events: recordEvents(tx, live, events), userText}
 }
 

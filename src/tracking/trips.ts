@@ -1,5 +1,4 @@
 import {CompiledQuery, type Updateable} from 'kysely'
-import type {NewEvent} from '../events/recorder.js'
 import {haversine} from '../geofences/confidence.js'
 import type {Mode} from '../routing/profile.js'
 import type {Routing} from '../routing/system.js'
@@ -9,7 +8,7 @@ import {newId} from '../store/ids.js'
 import type {TripTable} from '../store/schema.js'
 import type {Tx} from '../store/write.js'
 import {destinationOf} from '../trips/destination.js'
-import {type TripRow, tripJson} from '../trips/json.js'
+import type {TripRow} from '../trips/json.js'
 import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
 import {addTripLocation} from '../trips/write.js'
 import type {UserRow} from '../users/json.js'
@@ -137,9 +136,4 @@ function tripForOptions(tx: Tx, live: boolean, options: NonNullable<TrackInput['
   }
   tx.run(db.insertInto('trips').values(row))
   return row
-}
-
-/** Trip events as the recorder takes them. */
-export function tripEvents(moves: Array<{type: string; trip: TripRow}>, user: UserRow, userBody: Record<string, unknown>, createdAt: string): Array<Extract<NewEvent, {body: unknown}>> {
-  return moves.map(({type, trip}) => ({type, userRef: user.id, userId: user.user_id, createdAt, body: {user: userBody, trip: tripJson(trip, user)}}))
 }

@@ -140,7 +140,7 @@ function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
         .where('id', '=', id).returningAll())!)
     }
   }
-  const body = userJson(user)
+  const body = userJson(user, tx.store)
   const events = moves.flatMap((t) => {
     const type = STATUS_EVENTS[t.status as TripStatus]
     return type ? [{type, userRef: user.id, userId: user.user_id, body: {user: body, trip: tripJson(t, user)}}] : []

@@ -1,4 +1,6 @@
 import type {Selectable} from 'kysely'
+import {geofenceEngine} from '../geofences/index.js'
+import type {Store} from '../store/db.js'
 import {toBool} from '../store/db.js'
 import type {UserTable} from '../store/schema.js'
 
@@ -7,14 +9,35 @@ export type UserRow = Selectable<UserTable>
 /**
  * The spec's User resource. Identity and the last update come from columns; what track derives
  * (`geofences`, `trip`, `place`, `country`, `state`, `dma`, `postalCode`, `beacons`, `fraud`,
- * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is (track
- * passes the object it just wrote instead of parsing it back).
+ * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is, except
+ * `geofences`, stored as ids and rendered from the geofence engine (as they are now; a geofence
+ * deleted or disabled since is left out). Rows written before ids were stored carry the objects.
  */
-export function userJson(row: UserRow): Record<string, unknown> {
-  return userJsonWith(row, row.context ? JSON.parse(row.context) : {})
+export function userJson(row: UserRow, store: Store): Record<string, unknown> {
+  const context = row.context ? JSON.parse(row.context) : {}
+  if (Array.isArray(context.geofences)) {
+    const engine = geofenceEngine(store)
+    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (engine.get(row.live === 1, g)?.summary ?? []) : [g]))
+  }
+  return userJsonWith(row, context)
 }
 
 export function userJsonWith(row: UserRow, context: Record<string, unknown>): Record<string, unknown> {
+  return {...userHead(row), geofences: [], ...context}
+}
+
+/**
+ * `userJsonWith` as JSON text, with the geofences given as their JSON text (`summaryText`: each
+ * geofence serialised once, not once per track; at 100k geofences a user is inside ~9 and
+ * serialising their summaries was a quarter of track's own time). `context` has no `geofences`.
+ */
+export function userJsonText(row: UserRow, geofences: string[], context: Record<string, unknown>): string {
+  const head = JSON.stringify(userHead(row))
+  const tail = JSON.stringify(context)
+  return `${head.slice(0, -1)},"geofences":[${geofences.join(',')}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
+}
+
+function userHead(row: UserRow): Record<string, unknown> {
   return {
     _id: row.id,
     live: row.live === 1,
@@ -34,8 +57,6 @@ export function userJsonWith(row: UserRow, context: Record<string, unknown>): Re
     ...(row.ip === null ? {} : {ip: row.ip}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    geofences: [],
-    ...context,
   }
 }
 

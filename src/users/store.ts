@@ -6,6 +6,11 @@ import {write} from '../store/write.js'
 import type {UserTable} from '../store/schema.js'
 import type {UserRow} from './json.js'
 
+// literal LIMIT 1: bound as a parameter, SQLite took 6x longer on the same index (66 against 11 µs)
+export const NEWEST_BY_USER_ID = 'SELECT * FROM users INDEXED BY users_live_user_id WHERE live = ? AND user_id = ? ORDER BY updated_at DESC LIMIT 1'
+// INDEXED BY: left alone, SQLite walks users_live_updated newest first to skip the sort of a device's few rows
+export const NEWEST_BY_DEVICE = 'SELECT * FROM users INDEXED BY users_live_device_id WHERE live = ? AND device_id = ? ORDER BY updated_at DESC LIMIT 1'
+
 export type NewUser = Partial<Omit<Insertable<UserTable>, 'live'>>
 
 /** Writes a user row as track will (ids and timestamps filled in); tests and the track pipeline use it. */
@@ -49,11 +54,9 @@ export async function findUser(store: Store, live: boolean, ref: string): Promis
 
 /** The newest user with this `userId`, else with this `deviceId` (each an indexed lookup). */
 export async function findUserByIds(store: Store, live: boolean, ids: {userId?: string | null; deviceId?: string | null}): Promise<UserRow | undefined> {
-  for (const [column, value] of [['user_id', ids.userId], ['device_id', ids.deviceId]] as const) {
+  for (const [newest, value] of [[NEWEST_BY_USER_ID, ids.userId], [NEWEST_BY_DEVICE, ids.deviceId]] as const) {
     if (!value) continue
-    const row = await store.db.selectFrom('users').selectAll()
-      .where('live', '=', live ? 1 : 0).where(column, '=', value)
-      .orderBy('updated_at', 'desc').limit(1).executeTakeFirst()
+    const row = store.statement(newest).get(live ? 1 : 0, value) as UserRow | undefined
     if (row) return row
   }
   return undefined

@@ -23,7 +23,7 @@ export async function usersJson(store: Store, rows: UserRow[]): Promise<Record<s
     }
   }
   return rows.map((row) => {
-    const json = userJson(row)
+    const json = userJson(row, store)
     const trip = trips.get(row.id)
     if (trip) json.trip = trip
     else delete json.trip

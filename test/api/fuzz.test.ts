@@ -243,11 +243,11 @@ function send(url: URL, wire: Wire): Promise<Answer> {
   })
 }
 
-/** Every table's rows, as text (the `usage` counters move with every counted request by design). */
+/** Every table's rows, as text (the `usage` counters move with every counted request by design); rows ordered by their first columns (some tables have no rowid). */
 function snapshot(server: TestServer): string {
   const db = server.store.sqlite
   const tables = db.prepare(`select name from sqlite_master where type = 'table' and name not in ('usage', 'sqlite_sequence') order by name`).pluck().all() as string[]
-  return tables.map((t) => `${t}:${JSON.stringify(db.prepare(`select * from "${t}" order by rowid`).raw().all())}`).join('\n')
+  return tables.map((t) => `${t}:${JSON.stringify(db.prepare(`select * from "${t}" order by 1, 2`).raw().all())}`).join('\n')
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', {fatal: true})

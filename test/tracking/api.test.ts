@@ -36,6 +36,22 @@ describe('POST /v1/track', () => {
     expect(res.body.user.trip).toBeUndefined()
     const listed = await server.call('GET', `/v1/events/${event._id}`, {key: server.keys.testSk})
     expect(listed.body.event).toEqual(event)
+    // the stored user reads back as track answered it (geofences are stored as ids, rendered on read)
+    const stored = await server.call('GET', `/v1/users/${res.body.user._id}`, {key: server.keys.testSk})
+    expect(stored.body.user).toEqual(res.body.user)
+    expect(server.store.sqlite.prepare('SELECT context FROM users WHERE id = ?').pluck().get(res.body.user._id)).toContain(`"geofences":["${event.geofence._id}"]`)
+  })
+
+  it("a user's geofences read as they are now: a geofence deleted since is left out, a changed one shows its change", async () => {
+    const put = (description: string) => server.call('PUT', '/v1/geofences/gone/1', {key: server.keys.testSk, body: {description, type: 'circle', coordinates: [7.43, 43.74], radius: 100}})
+    await put('Before')
+    const res = await track({latitude: 43.74, longitude: 7.43, deviceId: 'reader', accuracy: 5, foreground: true})
+    expect(res.body.user.geofences.map((g: any) => g.description)).toEqual(['Before'])
+    await put('After')
+    const read = () => server.call('GET', `/v1/users/${res.body.user._id}`, {key: server.keys.testSk})
+    expect((await read()).body.user.geofences.map((g: any) => g.description)).toEqual(['After'])
+    await server.call('DELETE', '/v1/geofences/gone/1', {key: server.keys.testSk})
+    expect((await read()).body.user.geofences).toEqual([])
   })
 
   it('deviceId alone is a logged-out user; userId with the deviceId logs that user in (same _id)', async () => {

@@ -48,7 +48,7 @@ export function geofencesRoutes(api: Api): void {
     const geofence = await getGeofence(store, live, refOf(req))
     if (!geofence) throw refuse.notFound('geofence')
     const {rows, hasMore} = await usersInGeofence(store, live, geofence.id, page)
-    return pageText('users', rows, (row) => JSON.stringify(userJson(row)), hasMore)
+    return pageText('users', rows, (row) => JSON.stringify(userJson(row, store)), hasMore)
   })
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {

@@ -8,6 +8,7 @@ import * as m006 from './006_sync.js'
 import * as m007 from './007_webhook_delivery.js'
 import * as m008 from './008_import_hash.js'
 import * as m009 from './009_user_location.js'
+import * as m010 from './010_track_writes.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_webhook_delivery': m007,
   '008_import_hash': m008,
   '009_user_location': m009,
+  '010_track_writes': m010,
 }
