@@ -12,7 +12,7 @@ import {errorSender} from './middleware/errors.js'
 import type {Observed} from './middleware/observe.js'
 import {limiterFor, needsBody} from './middleware/rate-limit.js'
 import {type ApiRequest, splitUrl} from './request.js'
-import {JsonText, sendJson, sendText} from './send.js'
+import {JsonStream, JsonText, sendJson, sendStream, sendText} from './send.js'
 
 /** What route handlers may reach: the running system (src/system.ts). Domains are called with what they need from here, never with a request. */
 export type AppContext = Omit<System, 'close'>
@@ -27,7 +27,7 @@ export interface RouteOptions {
 }
 
 /**
- * A handler returns the JSON body (with `meta`; its `meta.code` is the status) or a `JsonText`;
+ * A handler returns the JSON body (with `meta`; its `meta.code` is the status), a `JsonText` or a `JsonStream`;
  * returning undefined means it wrote the response itself (binary bodies such as map images).
  */
 export type Handler = (req: ApiRequest, res: ServerResponse) => unknown
@@ -48,9 +48,10 @@ interface Route {
   limit: (req: ApiRequest, res: ServerResponse) => void
 }
 
-function send(res: ServerResponse, body: unknown): void {
+function send(res: ServerResponse, body: unknown, fail: (error: unknown) => void): void {
   if (body === undefined || res.headersSent) return
   if (body instanceof JsonText) sendText(res, body.status, body.text)
+  else if (body instanceof JsonStream) sendStream(res, body).catch(fail)
   else sendJson(res, (body as {meta?: {code?: number}}).meta?.code ?? 200, body)
 }
 
@@ -114,8 +115,8 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
       if (limit) route.limit(request, res)
       usage.count(request.auth.live)
       const body = route.handler(request, res)
-      if (body instanceof Promise) body.then((resolved) => send(res, resolved), fail)
-      else send(res, body)
+      if (body instanceof Promise) body.then((resolved) => send(res, resolved, fail), fail)
+      else send(res, body, fail)
     } catch (error) {
       fail(error)
     }

@@ -111,7 +111,7 @@ export interface BeaconFilters {
   externalId?: string
 }
 
-export async function listBeacons(store: Store, live: boolean, filters: BeaconFilters, page: PageQuery): Promise<Page<BeaconRow>> {
+export function listBeacons(store: Store, live: boolean, filters: BeaconFilters, page: PageQuery): Page<BeaconRow> {
   let q = store.db.selectFrom('beacons').selectAll().where('live', '=', env(live))
   if (filters.tag !== undefined) q = q.where('tag', '=', filters.tag)
   if (filters.externalId !== undefined) q = q.where('external_id', '=', filters.externalId)

@@ -15,7 +15,7 @@ export interface EventFilters {
 }
 
 /** Newest `createdAt` first. */
-export async function listEvents(store: Store, live: boolean, filters: EventFilters, page: Omit<PageQuery, 'updatedBefore' | 'updatedAfter'>): Promise<Page<EventRow>> {
+export function listEvents(store: Store, live: boolean, filters: EventFilters, page: Omit<PageQuery, 'updatedBefore' | 'updatedAfter'>): Page<EventRow> {
   let q = store.db.selectFrom('events').selectAll().where('live', '=', live ? 1 : 0)
   if (filters.types?.length) q = q.where('type', 'in', filters.types)
   const userId = filters.userId

@@ -2,7 +2,7 @@ import {CompiledQuery, type Insertable, type Selectable} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
-import {fetchPage, type Page, type PageQuery, readNewestFirst} from '../store/paging.js'
+import {allOf, fetchPage, inChunks, newestFirst, type Page, type PageQuery, pageOf} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -127,7 +127,7 @@ export interface GeofenceFilters {
 }
 
 /** One page, newest `updatedAt` first. */
-export async function listGeofences(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters = {}): Promise<Page<GeofenceRow>> {
+export function listGeofences(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters = {}): Page<GeofenceRow> {
   const metadata = Object.entries(filters.metadata ?? {})
   if (metadata.length) return listByMetadata(store, live, page, filters, metadata)
   let q = store.db.selectFrom('geofences').selectAll().where('live', '=', live ? 1 : 0)
@@ -142,7 +142,7 @@ export async function listGeofences(store: Store, live: boolean, page: PageQuery
  * stopping at `limit + 1` rows; the reads are merged. Further filters and `tag`/`externalId` are
  * checked per candidate.
  */
-async function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters, metadata: Array<[string, string]>): Promise<Page<GeofenceRow>> {
+function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters, metadata: Array<[string, string]>): Page<GeofenceRow> {
   const [[key, value], ...rest] = metadata.length > 1 ? mostSelectiveFirst(store, live, metadata) : metadata
   const reads = matchValues(value).map((v) => {
     let q = store.db.selectFrom('geofence_metadata as m').innerJoin('geofences as g', 'g.id', 'm.geofence_id').selectAll('g')
@@ -157,12 +157,17 @@ async function listByMetadata(store: Store, live: boolean, page: PageQuery, filt
       q = q.where(({exists, selectFrom}) => exists(selectFrom('geofence_metadata as m2').select('m2.geofence_id')
         .whereRef('m2.geofence_id', '=', 'g.id').where('m2.key', '=', k).where('m2.value', 'in', matchValues(val))))
     }
-    return readNewestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
+    return newestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
   })
-  const rows = (await Promise.all(reads)).flat()
-  if (reads.length > 1) rows.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? 1 : -1) : a.updated_at < b.updated_at ? 1 : -1))
-  const hasMore = rows.length > page.limit
-  return {rows: rows.slice(0, page.limit), hasMore}
+  if (reads.length === 1) return pageOf(reads[0], page.limit)
+  return pageOf(merged(reads), page.limit)
+}
+
+/** The reads of a value that matches as text and as a number, merged in list order. */
+async function* merged(reads: Array<AsyncIterable<GeofenceRow[]>>): AsyncGenerator<GeofenceRow[]> {
+  const rows = (await Promise.all(reads.map(allOf))).flat()
+  rows.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? 1 : -1) : a.updated_at < b.updated_at ? 1 : -1))
+  yield* inChunks(rows)
 }
 
 /** Index entries a selectivity probe counts at most per filter (~0.5 ms each). */
@@ -186,7 +191,7 @@ function matchValues(value: string): Array<string | number> {
 }
 
 /** Users inside the geofence now (per `geofence_presence`), newest `updatedAt` first. */
-export async function usersInGeofence(store: Store, live: boolean, geofenceId: string, page: PageQuery): Promise<Page<UserRow>> {
+export function usersInGeofence(store: Store, live: boolean, geofenceId: string, page: PageQuery): Page<UserRow> {
   const inside = store.db.selectFrom('geofence_presence').select('user_ref').where('geofence_id', '=', geofenceId)
   const q = store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0).where('id', 'in', inside)
   return fetchPage(q, page, 'updated_at')

@@ -11,8 +11,10 @@ export interface PageQuery {
 }
 
 export interface Page<T> {
-  rows: T[]
-  hasMore: boolean
+  /** The page's rows in list order, CHUNK_ROWS a statement, read only as they are consumed. */
+  rows: AsyncIterable<T[]>
+  /** Once `rows` is consumed: whether rows past the page exist. */
+  readonly hasMore: boolean
 }
 
 type Sortable = 'created_at' | 'updated_at'
@@ -24,23 +26,40 @@ type Sortable = 'created_at' | 'updated_at'
 const CHUNK_ROWS = 50
 
 /**
- * Applies the cursor bounds and a newest-first order on `sortBy`, fetching one row more than
+ * Applies the cursor bounds and a newest-first order on `sortBy`, reading one row more than
  * `limit` so `hasMore` needs no COUNT. Tables must have `created_at` and `updated_at`.
  */
-export async function fetchPage<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  page: PageQuery,
-  sortBy: Sortable = 'updated_at',
-): Promise<Page<O>> {
+export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery, sortBy: Sortable = 'updated_at'): Page<O> {
   let q = query as SelectQueryBuilder<any, any, O>
   if (page.createdBefore) q = q.where('created_at', '<', page.createdBefore)
   if (page.createdAfter) q = q.where('created_at', '>', page.createdAfter)
   if (page.updatedBefore) q = q.where('updated_at', '<', page.updatedBefore)
   if (page.updatedAfter) q = q.where('updated_at', '>', page.updatedAfter)
-  const rows = await readNewestFirst(q, page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy})
-  const hasMore = rows.length > page.limit
-  if (hasMore) rows.pop()
-  return {rows, hasMore}
+  return pageOf(newestFirst(q, page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy}), page.limit)
+}
+
+/** A page of the first `limit` rows of `chunks`, which reads up to one more to know `hasMore`. */
+export function pageOf<T>(chunks: AsyncIterable<T[]>, limit: number): Page<T> {
+  const page = {
+    hasMore: false,
+    async *rows() {
+      let count = 0
+      for await (const chunk of chunks) {
+        const room = limit - count
+        if (chunk.length > room) page.hasMore = true
+        const kept = chunk.length > room ? chunk.slice(0, room) : chunk
+        count += kept.length
+        if (kept.length) yield kept
+        if (page.hasMore) return
+      }
+    },
+  }
+  return {get hasMore() { return page.hasMore }, rows: page.rows()}
+}
+
+/** `rows` (already in order) as a page's chunks. */
+export async function* inChunks<T>(rows: T[]): AsyncGenerator<T[]> {
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) yield rows.slice(i, i + CHUNK_ROWS)
 }
 
 /** The columns a newest-first read is ordered by, as the query names them and as its rows carry them. */
@@ -52,20 +71,29 @@ export interface ReadOrder {
 
 /**
  * Up to `count` rows of `query` ordered by (`sort`, `id`) descending, read CHUNK_ROWS at a time
- * with a keyset bound (the indexes serve row-value comparisons) and a turn of the event loop
- * between reads. Rows written between two reads show as they would between two pages.
+ * with a keyset bound (the indexes serve row-value comparisons), a turn of the event loop between
+ * reads, and only as the consumer asks for them. Rows written between two reads show as they would
+ * between two pages.
  */
-export async function readNewestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder): Promise<O[]> {
-  const rows: O[] = []
+export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder): AsyncGenerator<O[]> {
   const rowSort = order.rowSort ?? order.sort
-  for (;;) {
-    const want = Math.min(CHUNK_ROWS, count - rows.length)
+  let last: Record<string, unknown> | undefined
+  for (let read = 0; read < count;) {
+    if (last) await nextTurn()
+    const want = Math.min(CHUNK_ROWS, count - read)
     let q = query
-    const last = rows.at(-1) as Record<string, unknown> | undefined
     if (last) q = q.where(sql<boolean>`(${sql.ref(order.sort)}, ${sql.ref(order.id)}) < (${last[rowSort]}, ${last.id})`)
     const chunk = await q.orderBy(order.sort as any, 'desc').orderBy(order.id as any, 'desc').limit(want).execute()
-    for (const row of chunk) rows.push(row)
-    if (chunk.length < want || rows.length >= count) return rows
-    await nextTurn()
+    if (chunk.length) yield chunk
+    if (chunk.length < want) return
+    read += chunk.length
+    last = chunk.at(-1) as Record<string, unknown>
   }
+}
+
+/** Every row of `chunks` (the metadata filter's merge of two reads, tests). */
+export async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
+  const rows: T[] = []
+  for await (const chunk of chunks) rows.push(...chunk)
+  return rows
 }

@@ -27,7 +27,7 @@ export interface TripFilters {
   sortBy: 'createdAt' | 'updatedAt'
 }
 
-export async function listTrips(store: Store, live: boolean, filters: TripFilters, page: PageQuery): Promise<Page<TripRow>> {
+export function listTrips(store: Store, live: boolean, filters: TripFilters, page: PageQuery): Page<TripRow> {
   let q = store.db.selectFrom('trips').selectAll().where('live', '=', env(live))
   if (filters.status?.length) q = q.where('status', 'in', filters.status)
   if (filters.destinationGeofenceTag !== undefined) q = q.where('destination_geofence_tag', '=', filters.destinationGeofenceTag)

@@ -62,7 +62,7 @@ export async function findUserByIds(store: Store, live: boolean, ids: {userId?: 
   return undefined
 }
 
-export async function listUsers(store: Store, live: boolean, page: PageQuery): Promise<Page<UserRow>> {
+export function listUsers(store: Store, live: boolean, page: PageQuery): Page<UserRow> {
   const query = store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0)
   return fetchPage(query, page, 'updated_at')
 }

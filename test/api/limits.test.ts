@@ -26,13 +26,32 @@ describe('input and output limits (docs/api.md#limits)', () => {
     for (let page = 0; page < 10; page++) {
       const res = await server.call('GET', `/v1/geofences?limit=100${cursor}`, {key: sk()})
       expect(res.status).toBe(200)
-      expect(Number(res.headers.get('content-length'))).toBeLessThan(LIST_MAX_CHARS + 600_000)
+      expect(JSON.stringify(res.body).length).toBeLessThan(LIST_MAX_CHARS + 600_000)
       seen.push(...res.body.geofences.map((g: any) => g.externalId))
       if (!res.body.meta.hasMore) break
       cursor = `&updatedBefore=${encodeURIComponent(res.body.geofences.at(-1).updatedAt)}`
     }
     expect(seen.length).toBe(24)
     expect(new Set(seen).size).toBe(24)
+  })
+
+  it('streams list pages: chunked, meta last; clients leaving mid-page leave the server answering others', async () => {
+    // the 24 big geofences of the test above: ~12 MB a page without the bound
+    const res = await fetch(`${server.url}/v1/geofences?limit=100`, {headers: {authorization: sk()}})
+    expect(res.headers.get('transfer-encoding')).toBe('chunked')
+    expect(res.headers.get('content-length')).toBeNull()
+    const text = await res.text()
+    expect(text.startsWith('{"geofences":[{')).toBe(true)
+    expect(text.endsWith('],"meta":{"code":200,"hasMore":true}}')).toBe(true)
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController()
+      const leaving = await fetch(`${server.url}/v1/geofences?limit=100`, {headers: {authorization: sk()}, signal: controller.signal})
+      await leaving.body!.getReader().read()
+      controller.abort()
+    }
+    const after = await server.call('GET', '/v1/geofences?limit=1', {key: sk()})
+    expect(after.status).toBe(200)
+    expect(after.body.geofences).toHaveLength(1)
   })
 
   it('sends the security headers and no-store on API JSON', async () => {

@@ -3,7 +3,7 @@ import {beaconJson} from '../../beacons/json.js'
 import {type BeaconRef, createBeacon, deleteBeacon, findBeacon, listBeacons, updateBeacon, upsertBeaconByTag} from '../../beacons/store.js'
 import {refuse} from '../../errors.js'
 import {parse} from '../../validate.js'
-import {pageText} from '../paging.js'
+import {pageStream} from '../paging.js'
 import type {ApiRequest} from '../request.js'
 import type {Api} from '../router.js'
 
@@ -18,8 +18,7 @@ export function beaconsRoutes(api: Api): void {
 
   api.route('get', '/beacons', opts, async (req) => {
     const {tag, externalId, ...page} = parse(beaconListQuery, req.query)
-    const result = await listBeacons(store, req.auth.live, {tag, externalId}, page)
-    return pageText('beacons', result.rows, (row) => JSON.stringify(beaconJson(row)), result.hasMore)
+    return pageStream('beacons', listBeacons(store, req.auth.live, {tag, externalId}, page), (rows) => rows.map((row) => JSON.stringify(beaconJson(row))))
   })
 
   api.route('post', '/beacons', opts, async (req) => {

@@ -4,7 +4,7 @@ import {conversionSchema, eventListQuery, verificationSchema} from '../../events
 import {eventJson, eventJsonText} from '../../events/json.js'
 import {deleteEvent, findEvent, listEvents, verifyEvent} from '../../events/store.js'
 import {parse} from '../../validate.js'
-import {pageText} from '../paging.js'
+import {pageStream} from '../paging.js'
 import type {Api} from '../router.js'
 
 /** `/v1/events`: conversions are logged here; every stored event is listed, read, deleted and verified. */
@@ -19,8 +19,7 @@ export function eventsRoutes(api: Api): void {
 
   api.route('get', '/events', secret, async (req) => {
     const {types, userId, ...page} = parse(eventListQuery, req.query)
-    const result = await listEvents(store, req.auth.live, {types, userId}, page)
-    return pageText('events', result.rows, eventJsonText, result.hasMore)
+    return pageStream('events', listEvents(store, req.auth.live, {types, userId}, page), (rows) => rows.map(eventJsonText))
   })
 
   api.route('get', '/events/:id', secret, async (req) => {

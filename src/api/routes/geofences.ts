@@ -8,7 +8,7 @@ import {
 import {pageSchema} from '../../paging-input.js'
 import {userJson} from '../../users/json.js'
 import {metadataFilters, parse} from '../../validate.js'
-import {pageText} from '../paging.js'
+import {pageStream} from '../paging.js'
 import type {ApiRequest} from '../request.js'
 import type {Api} from '../router.js'
 import {JsonText} from '../send.js'
@@ -33,8 +33,7 @@ export function geofencesRoutes(api: Api): void {
   api.route('get', '/geofences', S, async (req) => {
     const {tag, externalId, ...page} = parse(geofenceListQuery, req.query)
     const filters = {tag, externalId, metadata: metadataFilters(req.query.metadata)}
-    const {rows, hasMore} = await listGeofences(store, req.auth.live, page, filters)
-    return pageText('geofences', rows, geofenceJsonText, hasMore)
+    return pageStream('geofences', listGeofences(store, req.auth.live, page, filters), (rows) => rows.map(geofenceJsonText))
   })
 
   api.route('post', '/geofences', S, async (req) => {
@@ -47,8 +46,7 @@ export function geofencesRoutes(api: Api): void {
     const page = parse(pageSchema(1000, 100), req.query)
     const geofence = await getGeofence(store, live, refOf(req))
     if (!geofence) throw refuse.notFound('geofence')
-    const {rows, hasMore} = await usersInGeofence(store, live, geofence.id, page)
-    return pageText('users', rows, (row) => JSON.stringify(userJson(row, store)), hasMore)
+    return pageStream('users', usersInGeofence(store, live, geofence.id, page), (rows) => rows.map((row) => JSON.stringify(userJson(row, store))))
   })
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {

@@ -5,7 +5,7 @@ import {findTrip, listTrips, tripLocations, tripsJson} from '../../trips/read.js
 import {travelledRoute} from '../../trips/route.js'
 import {createTrip, deleteTrip, updateTrip} from '../../trips/write.js'
 import {parse} from '../../validate.js'
-import {pageText} from '../paging.js'
+import {pageStream} from '../paging.js'
 import type {Api} from '../router.js'
 
 /** `/v1/trips`: create, update (status and fields), list with the spec's filters, read, travelled route, delete. */
@@ -33,8 +33,8 @@ export function tripsRoutes(api: Api): void {
     const {status, destinationGeofenceTag, destinationGeofenceExternalId, externalId, userId, includeLocations, sortBy, delayed, ...page} =
       parse(tripListQuery, req.query)
     const filters = {status, destinationGeofenceTag, destinationGeofenceExternalId, externalId, userId, delayed, sortBy}
-    const result = await listTrips(store, req.auth.live, filters, page)
-    return pageText('trips', await tripsJson(store, result.rows, {locations: includeLocations}), JSON.stringify, result.hasMore)
+    const trips = listTrips(store, req.auth.live, filters, page)
+    return pageStream('trips', trips, async (rows) => (await tripsJson(store, rows, {locations: includeLocations})).map((trip) => JSON.stringify(trip)))
   })
 
   api.route('get', '/trips/:id', secret, async (req) => {

@@ -4,7 +4,7 @@ import {refreshUsers} from '../../users/refresh.js'
 import {deleteUser, findUser, listUsers} from '../../users/store.js'
 import {usersJson} from '../../users/view.js'
 import {parse} from '../../validate.js'
-import {pageText} from '../paging.js'
+import {pageStream} from '../paging.js'
 import type {Api} from '../router.js'
 
 /** `/v1/users`: users are created by track; here they are listed, read, deleted and refreshed. */
@@ -13,8 +13,8 @@ export function usersRoutes(api: Api): void {
   const opts = {auth: 'S', limit: 'data'} as const
 
   api.route('get', '/users', opts, async (req) => {
-    const page = await listUsers(store, req.auth.live, parse(userListQuery, req.query))
-    return pageText('users', await usersJson(store, page.rows), JSON.stringify, page.hasMore)
+    const page = listUsers(store, req.auth.live, parse(userListQuery, req.query))
+    return pageStream('users', page, async (rows) => (await usersJson(store, rows)).map((user) => JSON.stringify(user)))
   })
 
   api.route('post', '/users/refresh', opts, async (req) => {
