@@ -45,6 +45,8 @@ export function startCheckpointer(store: Store): Checkpointer {
   return {
     stop() {
       stopped ??= new Promise<void>((resolve) => {
+        // referenced again so that the process waits for the last checkpoint
+        worker.ref()
         worker.once('exit', () => resolve())
         worker.postMessage('stop')
       }).then(() => {
