@@ -90,7 +90,7 @@ export function readHeader(format: CsvFormat, cells: string[]): Header | RowFail
 }
 
 /** An `operatingHours.{day}` cell: JSON pairs (`[["09:00","17:00"]]`) or `09:00-17:00`, several separated by `,` or `;`. */
-function hoursCell(cell: string): unknown {
+export function hoursCell(cell: string): unknown {
   if (cell.startsWith('[')) {
     try {
       return JSON.parse(cell)

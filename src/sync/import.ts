@@ -9,6 +9,7 @@ import type {System as FullSystem} from '../system.js'
 /** What imports and syncs use of the running system (API handlers have all but `close`). */
 export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones'>
 import {CsvUnreadable, readCsv, type RowFailure} from './csv.js'
+import {fastGeofenceRows} from './geofence-row.js'
 import {KnownRows} from './known.js'
 import {type CsvFormat, type Header, readHeader, rowInput} from './header.js'
 import {exclusive, type MergeCounts, Stage, type StageSpec} from './stage.js'
@@ -56,6 +57,8 @@ interface Kind<T> {
   spec: (source: boolean) => StageSpec
   /** Rows a re-import can skip unparsed (known.ts); kinds without it parse every row. */
   known?: (header: Header, source: string | undefined) => KnownRows
+  /** The schema's value for rows plainly well-formed, without the schema (undefined: ask the schema). */
+  fast?: (header: Header) => (cells: string[]) => T | undefined
   /** The staged columns of a valid row, or a failure of a rule the schema does not state. */
   row(input: T, source: string | undefined): Record<string, unknown> | RowFailure[]
   key(input: T): string | undefined
@@ -70,6 +73,7 @@ function geofenceKind(system: System, live: boolean): Kind<GeofenceInput> {
     schema: geofenceInputSchemaFor(system.isochrones),
     spec: (source) => ({table: 'geofences', columns: source ? [...GEOFENCE_COLUMNS, 'sync_source'] : GEOFENCE_COLUMNS, hashed: true}),
     known: (header, source) => new KnownRows(system.store, live, header, source),
+    fast: fastGeofenceRows,
     row(input, source) {
       const missing = (['tag', 'externalId'] as const).filter((k) => input[k] === undefined)
       if (missing.length) return missing.map((column) => ({row: 0, column, reason: 'required (rows are matched on tag and externalId)'}))
@@ -122,6 +126,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
     try {
       let header: Header | undefined
       let known: KnownRows | undefined
+      let fast: ((cells: string[]) => T | undefined) | undefined
       for await (const {row, cells, bytes} of readCsv(file)) {
         if (!header) {
           const read = readHeader(kind.format, cells)
@@ -132,6 +137,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
           }
           header = read
           known = kind.known?.(header, options.source?.id)
+          fast = kind.fast?.(header)
           continue
         }
         summary.rows++
@@ -145,7 +151,8 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
             continue
           }
         }
-        const parsed = rowInput(kind.schema, header, row, cells)
+        const value = fast?.(cells)
+        const parsed = value !== undefined ? {value} : rowInput(kind.schema, header, row, cells)
         if ('failures' in parsed) {
           fail(parsed.failures)
           continue

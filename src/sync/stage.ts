@@ -110,14 +110,15 @@ export class Stage {
       }
       if (!options.dryRun && counts.written) {
         // a fresh stamp per written row, in file order (list cursors need distinct stamps): the row's
-        // `seq` milliseconds after the first of as many as were staged (a window numbering cost 40 % more)
+        // `seq` milliseconds after the first of as many as were staged (a window numbering cost 40 % more).
+        // `LIMIT -1` keeps the stamp's subquery a coroutine: flattened, SQLite formatted each stamp three times
         const first = reserveMs(this.staged)
         const stamp = `strftime('%Y-%m-%dT%H:%M:%S', ms / 1000, 'unixepoch') || printf('.%03dZ', ms % 1000)`
         const hashColumn = hashed ? ', import_hash' : ''
         const set = compared.map((c) => `${c} = excluded.${c}`).join(', ')
         tx.run(run(`INSERT INTO main.${table} (id, live, ${columns.join(', ')}${hashColumn}, created_at, updated_at)
           SELECT id, live, ${columns.join(', ')}${hashed ? `, hash || ' ' || stamp` : ''}, stamp, stamp
-          FROM (SELECT *, ${stamp} AS stamp FROM (SELECT *, ? + seq AS ms FROM ${stage} WHERE changed))
+          FROM (SELECT *, ${stamp} AS stamp FROM (SELECT *, ? + seq AS ms FROM ${stage} WHERE changed) LIMIT -1)
           WHERE true
           ON CONFLICT (live, tag, external_id) WHERE external_id IS NOT NULL DO UPDATE SET ${set}${hashed ? ', import_hash = excluded.import_hash' : ''}, updated_at = excluded.updated_at`, [first]))
       }
