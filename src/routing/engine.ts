@@ -24,6 +24,8 @@ export interface Path extends Cost {
 }
 
 const INF = Infinity
+/** A snapped point this close (metres along its edge) to a node is at the node: it may leave or arrive by any of its arcs. */
+const AT_NODE_M = 1
 
 /** The network arrays shared by every mode, viewed straight from `route-edges.bin`. */
 export class Network implements SnapNetwork {
@@ -143,6 +145,9 @@ export class ModeRouter {
   private readonly bwd: Search
   /** matrix buckets: the first entry at each node, -1 when none (all -1 between calls) */
   private bucketHead?: Int32Array
+  /** the copies of each plain node (CSR), built on first use */
+  private copyOff?: Uint32Array
+  private copyList?: Uint32Array
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -156,9 +161,20 @@ export class ModeRouter {
     return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
-  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its `heading` allows). */
+  /**
+   * Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its
+   * `heading` allows), into the node (or the copy for turn restrictions) that arc reaches. A point
+   * right at an end of its edge (without `heading`) is that node: it may leave by any arc, and no
+   * turn restriction is under way.
+   */
   sources(s: Snap): Seed[] {
     const out: Seed[] = []
+    const end = this.endOf(s)
+    if (end >= 0 && s.heading === undefined) {
+      // a zero-length piece of the edge, ending at the node
+      out.push({node: end ? this.net.dst[s.edge] : this.net.src[s.edge], w: 0, t: 0, m: 0, arc: 2 * s.edge + (end ? 0 : 1)})
+      return out
+    }
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0 || !leaves(this.net, s, d)) continue
@@ -168,9 +184,20 @@ export class ModeRouter {
     return out
   }
 
-  /** Seeds of the backward search: the nodes whose arcs lead onto the snapped point. */
+  /**
+   * Seeds of the backward search: the nodes whose arcs lead onto the snapped point (the copies of
+   * a node only where turn restrictions let them take the arc). A point right at an end of its
+   * edge is that node, however it is reached: the node and all its copies.
+   */
   targets(s: Snap): Seed[] {
     const out: Seed[] = []
+    const end = this.endOf(s)
+    if (end >= 0) {
+      // reached by any arc into the node, in any state; the path ends on a zero-length piece
+      const arc = 2 * s.edge + (end ? 1 : 0)
+      this.copies(end ? this.net.dst[s.edge] : this.net.src[s.edge], (node) => out.push({node, w: 0, t: 0, m: 0, arc}))
+      return out
+    }
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0) continue
@@ -178,6 +205,28 @@ export class ModeRouter {
       for (let i = this.g.srcOff[a]; i < this.g.srcOff[a + 1]; i++) out.push({node: this.g.srcs[i], w: part * this.g.arcW[a], t: part * this.g.arcT[a], m: part * this.net.length[s.edge], arc: a})
     }
     return out
+  }
+
+  /** 0 or 1 when the snapped point lies within AT_NODE_M of its edge's source or target, else -1. */
+  private endOf(s: Snap): number {
+    const len = this.net.length[s.edge]
+    return s.t * len < AT_NODE_M ? 0 : (1 - s.t) * len < AT_NODE_M ? 1 : -1
+  }
+
+  /** Calls `fn` with node v and each copy turn restrictions made of it. */
+  private copies(v: number, fn: (node: number) => void): void {
+    fn(v)
+    const base = this.net.nodes.length / 2, orig = this.g.orig
+    if (!this.copyOff) {
+      const off = new Uint32Array(base + 1)
+      for (let c = base; c < orig.length; c++) off[orig[c] + 1]++
+      for (let i = 0; i < base; i++) off[i + 1] += off[i]
+      const at = off.slice(0, base), list = new Uint32Array(orig.length - base)
+      for (let c = base; c < orig.length; c++) list[at[orig[c]]++] = c
+      this.copyOff = off
+      this.copyList = list
+    }
+    for (let i = this.copyOff[v]; i < this.copyOff[v + 1]; i++) fn(this.copyList![i])
   }
 
   /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
@@ -346,9 +395,9 @@ export class ModeRouter {
   dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
     const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
     const ok = (arc: number) => !(this.net.flags[arc >> 1] & avoid)
-    F.reset(this.sources(from).filter((s) => ok(s.arc)))
+    F.reset(this.sources(from).filter((s) => !s.m || ok(s.arc))) // a seed at a node travels none of its edge
     const goal = new Map<number, Seed>()
-    if (opts.to) for (const s of this.targets(opts.to)) if (ok(s.arc) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
+    if (opts.to) for (const s of this.targets(opts.to)) if ((!s.m || ok(s.arc)) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
     const d = opts.to ? this.direct(from, opts.to) : null
     let best = d && ok(d.arc) ? d.weight : INF, bestT = d ? d.w : 0, bestM = d ? d.meters : 0, end = -1
     while (F.queue.length) {

@@ -70,6 +70,61 @@ b c d
     ])
   })
 
+  it('via-way restrictions: no U-turn across a dual carriageway\'s median, only_ along a chain of two via ways', async () => {
+    // abcd runs east, hgfe west; cg crosses the median. The U-turn b→c→g→f is forbidden for cars
+    // (not for bikes): they drive on to d and come back by h. Entering the median from the other
+    // carriageway, or joining it at g, is no U-turn and stays allowed.
+    const g = await make({
+      map: `
+a b c d
+e f g h`,
+      ways: {
+        abcd: {nodes: 'abcd', tags: {highway: 'primary', oneway: 'yes'}},
+        hgfe: {nodes: 'hgfe', tags: {highway: 'primary', oneway: 'yes'}},
+        cg: {nodes: 'cg', tags: {highway: 'primary'}},
+        dh: {nodes: 'dh', tags: {highway: 'residential'}},
+        ae: {nodes: 'ae', tags: {highway: 'residential'}},
+      },
+      restrictions: [{type: 'no_u_turn', from: 'abcd', via: 'cg', to: 'hgfe', except: 'bicycle'}],
+    })
+    check(g, [
+      ['b', 'f', 'car', 'bcdhgf'],
+      ['b', 'f', 'truck', 'bcdhgf'],
+      ['b', 'f', 'bike', 'bcgf'],
+      ['h', 'c', 'car', 'hgc'], // the U-turn the other way is not restricted
+      ['b', 'g', 'car', 'bcg'], // into the median is fine: the restriction is the whole sequence
+    ])
+    // A chain of two via ways (cx, xy): from abc along it onto yz is forbidden; from yz along it
+    // (the other way) the only way on is right, onto cd.
+    const h = await make({
+      map: `
+a b c d
+    x
+    y z`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'secondary'}},
+        cd: {nodes: 'cd', tags: {highway: 'secondary'}},
+        cx: {nodes: 'cx', tags: {highway: 'secondary'}},
+        xy: {nodes: 'xy', tags: {highway: 'secondary'}},
+        yz: {nodes: 'yz', tags: {highway: 'secondary'}},
+        dz: {nodes: 'dz', tags: {highway: 'tertiary'}},
+      },
+      restrictions: [
+        {type: 'no_straight_on', from: 'abc', via: 'cx,xy', to: 'yz'},
+        {type: 'only_right_turn', from: 'yz', via: 'xy,cx', to: 'cd'},
+      ],
+    })
+    check(h, [
+      ['b', 'z', 'car', 'bcdz'], // b→c→x→y→z would be faster
+      ['b', 'z', 'truck', 'bcdz'],
+      ['b', 'y', 'car', 'bcxy'], // the via ways themselves stay open
+      ['x', 'z', 'car', 'xyz'], // joining the chain after its start is not restricted
+      ['z', 'a', 'car', 'zdcba'], // z→y→x→c→b→a would be faster, but from yz only right at c
+      ['y', 'a', 'car', 'yxcba'],
+      ['b', 'z', 'foot', 'bcxyz'],
+    ])
+  })
+
   it('access per mode: motorways, motorroad=yes, footways, steps, hgv=no, a low bridge for trucks', async () => {
     const g = await make({
       map: `
