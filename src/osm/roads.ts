@@ -108,19 +108,20 @@ function turnRestrictions(map: Source, st: Statements, built: BuiltCounts, wayEd
     const viaNode = via.find((m) => m.type === MemberType.Node)?.ref ?? null
     const viaWays = via.filter((m) => m.type === MemberType.Way).map((m) => m.ref)
     let fromEdge: number | null = null, toEdge: number | null = null, viaGraphNode: number | null = null, viaEdges: string | null = null
-    if (viaNode !== null) {
-      const n = map.nodes.indexOf(viaNode)
-      if (n >= 0 && graphId[n]) {
-        viaGraphNode = graphId[n]
-        fromEdge = edgeAt(from, new Set([viaGraphNode]))
-        toEdge = edgeAt(to, new Set([viaGraphNode]))
-      }
-    } else if (viaWays.length) {
+    if (viaWays.length) {
+      // via nodes listed beside via ways (a common mistake) are the ways' junctions: the ways say it all
       const chain = viaWayChain(edgesOf(from), viaWays.flatMap(edgesOf), edgesOf(to))
       if (chain) {
         fromEdge = chain.from
         toEdge = chain.to
         viaEdges = chain.via.join(',')
+      }
+    } else if (viaNode !== null) {
+      const n = map.nodes.indexOf(viaNode)
+      if (n >= 0 && graphId[n]) {
+        viaGraphNode = graphId[n]
+        fromEdge = edgeAt(from, new Set([viaGraphNode]))
+        toEdge = edgeAt(to, new Set([viaGraphNode]))
       }
     }
     st.restriction.run(++built.turnRestrictions, rel.id, t[key], key === 'restriction' ? null : key.slice('restriction:'.length), t.except ?? null,
@@ -132,10 +133,12 @@ function turnRestrictions(map: Source, st: Statements, built: BuiltCounts, wayEd
 export interface RoadEdge {id: number; source: number; target: number; car: number}
 
 /**
- * How a via-way restriction is travelled: the from way's edge that arrives at one end of the via
- * ways, the via edges in travel order (signed: +id source→target, -id target→source) and the to
- * way's edge that leaves the other end. The via edges (of one or several ways) must form one simple
- * path; null when they do not, or when the from and to ways do not touch its two ends.
+ * How a via-way restriction is travelled: the from way's edge that arrives at the via ways, the via
+ * edges in travel order (signed: +id source→target, -id target→source) and the to way's edge that
+ * leaves them. The via edges (of one or several ways, in any order) must form one simple path; the
+ * from and to ways join it at two of its nodes, normally its ends (where they touch it at several,
+ * the pair farthest apart along it). Null when the via edges do not form a path or the ways do not
+ * both touch it.
  */
 export function viaWayChain(from: RoadEdge[], via: RoadEdge[], to: RoadEdge[]): {from: number; via: number[]; to: number} | null {
   if (!via.length) return null
@@ -143,26 +146,36 @@ export function viaWayChain(from: RoadEdge[], via: RoadEdge[], to: RoadEdge[]): 
   for (const e of via) for (const n of [e.source, e.target]) degree.set(n, (degree.get(n) ?? 0) + 1)
   const ends = [...degree].filter(([, d]) => d === 1).map(([n]) => n)
   if (ends.length !== 2 || [...degree.values()].some((d) => d > 2)) return null
-  // A from or to way that runs on past the via end touches it with two edges: the one a car may
-  // drive into (out of) that end is meant, when only one may; else the first.
+  // the path's nodes in order and the signed edge from each to the next
+  const nodes = [ends[0]], steps: number[] = []
+  const used = new Set<number>()
+  for (let at = ends[0]; at !== ends[1];) {
+    const e = via.find((x) => !used.has(x.id) && (x.source === at || x.target === at))
+    if (!e) return null
+    used.add(e.id)
+    steps.push(e.source === at ? e.id : -e.id)
+    at = e.source === at ? e.target : e.source
+    nodes.push(at)
+  }
+  if (used.size !== via.length) return null
+  // A from or to way that runs on past the via touches it with two edges: the one a car may
+  // drive into (out of) the via is meant, when only one may; else the first.
   const touching = (edges: RoadEdge[], n: number, into: boolean) => {
     const all = edges.filter((e) => e.source === n || e.target === n)
     const open = all.filter((e) => e.car & ((e.target === n) === into ? 1 : 2))
     return open.length === 1 ? open[0] : all[0]
   }
-  for (const [start, end] of [ends, [ends[1], ends[0]]]) {
-    const f = touching(from, start, true), t = touching(to, end, false)
-    if (!f || !t) continue
-    const path: number[] = []
-    const used = new Set<number>()
-    for (let at = start; at !== end;) {
-      const e = via.find((x) => !used.has(x.id) && (x.source === at || x.target === at))
-      if (!e) return null
-      used.add(e.id)
-      path.push(e.source === at ? e.id : -e.id)
-      at = e.source === at ? e.target : e.source
+  let best: {i: number; j: number; f: RoadEdge; t: RoadEdge} | null = null
+  for (let i = 0; i < nodes.length; i++) {
+    const f = touching(from, nodes[i], true)
+    if (!f) continue
+    for (let j = 0; j < nodes.length; j++) {
+      const t = i === j ? undefined : touching(to, nodes[j], false)
+      if (t && (!best || Math.abs(i - j) > Math.abs(best.i - best.j))) best = {i, j, f, t}
     }
-    return used.size === via.length ? {from: f.id, via: path, to: t.id} : null
   }
-  return null
+  if (!best) return null
+  const {i, j} = best
+  const chain = i < j ? steps.slice(i, j) : steps.slice(j, i).reverse().map((x) => -x)
+  return {from: best.f.id, via: chain, to: best.t.id}
 }

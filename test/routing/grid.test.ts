@@ -1,4 +1,5 @@
 import {afterAll, describe, expect, it} from 'vitest'
+import {viaWayChain} from '../../src/osm/roads.js'
 import {AVOID_BITS} from '../../src/routing/profile.js'
 import {grid, type GridRouter} from './grid.js'
 
@@ -123,6 +124,19 @@ a b c d
       ['y', 'a', 'car', 'yxcba'],
       ['b', 'z', 'foot', 'bcxyz'],
     ])
+  })
+
+  it('via ways resolve to a chain of edges: in any member order, joined midway, branching or cut refused', () => {
+    const e = (id: number, source: number, target: number, car = 3) => ({id, source, target, car})
+    // via 1-2-3-4 as edges 10 (2→1), 11 (2→3), 12 (4→3); from arrives at 1, to leaves 4
+    const via = [e(11, 2, 3), e(12, 4, 3), e(10, 2, 1)]
+    expect(viaWayChain([e(1, 9, 1)], via, [e(2, 4, 8)])).toEqual({from: 1, via: [-10, 11, -12], to: 2})
+    expect(viaWayChain([e(2, 4, 8)], via, [e(1, 9, 1)])).toEqual({from: 2, via: [12, -11, 10], to: 1})
+    // the from way joins at 2 (and runs on past it: the edge a car may drive into 2 is meant)
+    expect(viaWayChain([e(3, 2, 7, 1), e(4, 6, 2, 1)], via, [e(2, 4, 8)])).toEqual({from: 4, via: [11, -12], to: 2})
+    expect(viaWayChain([e(1, 9, 1)], [...via, e(13, 3, 5)], [e(2, 4, 8)])).toBeNull() // a branch at 3
+    expect(viaWayChain([e(1, 9, 1)], [e(11, 2, 3)], [e(2, 4, 8)])).toBeNull() // the to way does not touch it
+    expect(viaWayChain([e(1, 9, 1)], [], [e(2, 4, 8)])).toBeNull() // the extract cut the via way
   })
 
   it('access per mode: motorways, motorroad=yes, footways, steps, hgv=no, a low bridge for trucks', async () => {
