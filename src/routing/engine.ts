@@ -21,7 +21,16 @@ export interface Path extends Cost {
   arcs: number[]
   from: Snap
   to: Snap
+  /** where it arrives, for a next leg to go on from */
+  end: Entry
 }
+
+/**
+ * How a route arrived at its end: the arc it ends on and the node (or turn-restriction copy) that
+ * arc was heading to. A next leg leaving along the same arc starts there, so a turn restriction
+ * under way is not forgotten at an intermediate location.
+ */
+export interface Entry {arc: number; node: number}
 
 const INF = Infinity
 /** A snapped point this close (metres along its edge) to a node is at the node: it may leave or arrive by any of its arcs. */
@@ -167,21 +176,35 @@ export class ModeRouter {
    * right at an end of its edge (without `heading`) is that node: it may leave by any arc, and no
    * turn restriction is under way.
    */
-  sources(s: Snap): Seed[] {
+  sources(s: Snap, entry?: Entry): Seed[] {
     const out: Seed[] = []
     const end = this.endOf(s)
     if (end >= 0 && s.heading === undefined) {
       // a zero-length piece of the edge, ending at the node
-      out.push({node: end ? this.net.dst[s.edge] : this.net.src[s.edge], w: 0, t: 0, m: 0, arc: 2 * s.edge + (end ? 0 : 1)})
+      const v = end ? this.net.dst[s.edge] : this.net.src[s.edge]
+      out.push({node: entry && this.g.orig[entry.node] === v ? entry.node : v, w: 0, t: 0, m: 0, arc: 2 * s.edge + (end ? 0 : 1)})
       return out
     }
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0 || !leaves(this.net, s, d)) continue
       const rest = d ? s.t : 1 - s.t
-      out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], t: rest * this.g.arcT[a], m: rest * this.net.length[s.edge], arc: a})
+      out.push({node: this.entryNode(a, entry), w: rest * this.g.arcW[a], t: rest * this.g.arcT[a], m: rest * this.net.length[s.edge], arc: a})
     }
     return out
+  }
+
+  /** The node leaving along arc a leads to: where `entry` was heading when it ended on a, else a's plain head. */
+  private entryNode(a: number, entry?: Entry): number {
+    return entry && entry.arc === a ? entry.node : this.g.arcTo[a]
+  }
+
+  /** Where a path whose search ended at node v with (target) arc x arrives. */
+  private endAt(v: number, x: number, to: Snap): Entry {
+    if (this.endOf(to) >= 0) return {arc: x, node: v} // at a node: v is that node, in the state it was reached
+    const g = this.g
+    for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (g.gX[i] === x) return {arc: x, node: g.gTo[i]}
+    return {arc: x, node: g.arcTo[x]}
   }
 
   /**
@@ -246,16 +269,24 @@ export class ModeRouter {
     return r && {w: r.w, meters: r.meters}
   }
 
-  route(from: Snap, to: Snap): Path | null {
-    const r = this.query(from, to)
+  /** The fastest path (contraction hierarchy), going on from `entry` when the previous leg ended there. */
+  route(from: Snap, to: Snap, entry?: Entry): Path | null {
+    const r = this.query(from, to, entry)
     if (!r) return null
-    if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to}
-    return {w: r.w, meters: r.meters, arcs: this.unpackPath(r.meet), from, to}
+    if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to, end: {arc: r.arc, node: this.entryNode(r.arc, entry)}}
+    const arcs = this.unpackPath(r.meet)
+    return {w: r.w, meters: r.meters, arcs, from, to, end: this.endAt(this.bwdEnd(r.meet), arcs[arcs.length - 1], to)}
   }
 
-  private query(from: Snap, to: Snap): {w: number; meters: number; meet: number; arc: number} | null {
+  /** The node where the backward search's chain from v ends (its seed). */
+  private bwdEnd(v: number): number {
+    while (this.bwd.via[v] >= 0) v = this.bwd.prev[v]
+    return v
+  }
+
+  private query(from: Snap, to: Snap, entry?: Entry): {w: number; meters: number; meet: number; arc: number} | null {
     const g = this.g, F = this.fwd, B = this.bwd
-    F.reset(this.sources(from))
+    F.reset(this.sources(from, entry))
     B.reset(this.targets(to))
     const dir = this.direct(from, to)
     let best = dir ? dir.weight : INF, bestT = dir ? dir.w : 0, bestM = dir ? dir.meters : 0, meet = -1
@@ -392,10 +423,10 @@ export class ModeRouter {
    * Plain Dijkstra over the uncontracted graph from `from`: to `to` when given (stops once it is
    * settled), else until `limit` deciseconds of weight (the `w` it returns per node). Arcs on edges whose flags meet `avoid` are skipped.
    */
-  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
+  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>; entry?: Entry} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
     const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
     const ok = (arc: number) => !(this.net.flags[arc >> 1] & avoid)
-    F.reset(this.sources(from).filter((s) => !s.m || ok(s.arc))) // a seed at a node travels none of its edge
+    F.reset(this.sources(from, opts.entry).filter((s) => !s.m || ok(s.arc))) // a seed at a node travels none of its edge
     const goal = new Map<number, Seed>()
     if (opts.to) for (const s of this.targets(opts.to)) if ((!s.m || ok(s.arc)) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
     const d = opts.to ? this.direct(from, opts.to) : null
@@ -432,7 +463,8 @@ export class ModeRouter {
         arcs.push(F.seedArc[v])
         arcs.reverse()
       }
-      path = {w: bestT, meters: bestM, arcs, from, to: opts.to}
+      const at = end < 0 ? {arc: d!.arc, node: this.entryNode(d!.arc, opts.entry)} : this.endAt(end, arcs[arcs.length - 1], opts.to)
+      path = {w: bestT, meters: bestM, arcs, from, to: opts.to, end: at}
     }
     return {w: F.w, m: F.m, touched: F.touched, path, cost: best < INF ? {w: bestT, meters: bestM} : null}
   }

@@ -1,7 +1,7 @@
 import type {MapData} from '../map/mapdata.js'
 import {refuse} from '../errors.js'
 import {haversine} from '../osm/geom.js'
-import type {ModeRouter, Path, RegionRouting} from './engine.js'
+import type {Entry, ModeRouter, Path, RegionRouting} from './engine.js'
 import {type GeometryKind, type Units, distanceOf, geometryOf} from './format.js'
 import {regionRouting} from './index.js'
 import {Line, pieces} from './path.js'
@@ -99,18 +99,24 @@ export function matchTrace(map: MapData, q: MatchInput) {
   const points = new Line()
   const legs: Path[] = []
   let last: Snap | null = null
+  let entry: Entry | undefined
   let meters = 0
   chosen.forEach((s, i) => {
     if (!s) return
     matchedPath.push({latitude: round6(s.lat), longitude: round6(s.lon), originalIndex: i})
     if (last && !segmentStarts.has(i)) {
-      const p = router.route(last, s)
+      // going on where the previous leg arrived: a turn restriction under way holds at a trace point
+      const p = router.route(last, s, entry) ?? router.route(last, s)
+      entry = p?.end
       if (p) {
         legs.push(p)
         meters += p.meters
         pieces(router, p, points)
       }
-    } else points.push(s.lon, s.lat)
+    } else {
+      points.push(s.lon, s.lat)
+      entry = undefined
+    }
     last = s
   })
   if (!matchedPath.length) throw refuse.invalid('path', `must lie along roads open to ${q.mode} in an imported region (no point within ${SEARCH_M} m of one)`)

@@ -1,7 +1,7 @@
 import type {MapData} from '../map/mapdata.js'
 import {refuse} from '../errors.js'
 import {haversine} from '../osm/geom.js'
-import type {ModeRouter, Path} from './engine.js'
+import type {Entry, ModeRouter, Path} from './engine.js'
 import {type GeometryKind, type Units, distanceOf, durationOf, geometryOf} from './format.js'
 import {locate} from './index.js'
 import {isochroneRing} from './isochrone.js'
@@ -16,7 +16,7 @@ export type Point = [number, number]
 const latLngOf = (p: Point) => ({latitude: p[1], longitude: p[0]})
 const avoidMask = (avoid: Avoid[] = []) => avoid.reduce((m, a) => m | AVOID_BITS[a], 0)
 
-const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid}).path : router.route(a, b))
+const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid, entry}).path : router.route(a, b, entry))
 
 function routeBetween(router: ModeRouter, a: Snap, b: Snap, avoid: number, param: string): Path {
   const path = tryRoute(router, a, b, avoid)
@@ -79,9 +79,11 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
   const {region, router, snaps} = locate(map, q.mode, q.locations, 'locations', avoid)
   const paths: Path[] = []
   for (let i = 1; i < snaps.length; i++) {
-    // `heading` restricts how the first leg leaves its start, unless no route leaves that way.
+    // `heading` restricts how the first leg leaves its start, unless no route leaves that way; a
+    // later leg goes on where the previous one arrived (a turn restriction under way holds on),
+    // unless no route goes on from there.
     const start = i === 1 && q.heading !== undefined ? {...snaps[0], heading: q.heading} : snaps[i - 1]
-    paths.push(tryRoute(router, start, snaps[i], avoid) ?? routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
+    paths.push(tryRoute(router, start, snaps[i], avoid, paths[i - 2]?.end) ?? routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
   }
   const build = (legPaths: Path[]) => {
     const all = new Line()

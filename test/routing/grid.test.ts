@@ -95,6 +95,15 @@ e f g h`,
       ['h', 'c', 'car', 'hgc'], // the U-turn the other way is not restricted
       ['b', 'g', 'car', 'bcg'], // into the median is fine: the restriction is the whole sequence
     ])
+    // A stop halfway across the median does not lift the restriction: the next leg goes on in the
+    // state the last arrived in, so it may not carry on to f but turns round (back to c, and
+    // there, U-turns at nodes being allowed, into the median again).
+    const car = g.router('car')
+    const [cx, cy] = g.at('c'), [gx, gy] = g.at('g')
+    const median = car.snap((cx + gx) / 2, (cy + gy) / 2, 10)!, at = (l: string) => car.snap(...g.at(l), 10)!
+    const arrived = car.route(at('b'), median)!
+    expect(Math.round(car.route(median, at('f'))!.meters)).toBe(150) // a fresh start in the median goes straight on
+    expect(Math.round(car.route(median, at('f'), arrived.end)!.meters)).toBe(250)
     // A chain of two via ways (cx, xy): from abc along it onto yz is forbidden; from yz along it
     // (the other way) the only way on is right, onto cd.
     const h = await make({
