@@ -27,8 +27,9 @@ export interface Path extends Cost {
 
 /**
  * How a route arrived at its end: the arc it ends on and the node (or turn-restriction copy) that
- * arc was heading to. A next leg leaving along the same arc starts there, so a turn restriction
- * under way is not forgotten at an intermediate location.
+ * arc was heading to; at a node, arc -1 and that node (or copy). A next leg leaving along the same
+ * arc (or from the node) starts there, so a turn restriction under way is not forgotten at an
+ * intermediate location.
  */
 export interface Entry {arc: number; node: number}
 
@@ -201,7 +202,7 @@ export class ModeRouter {
 
   /** Where a path whose search ended at node v with (target) arc x arrives. */
   private endAt(v: number, x: number, to: Snap): Entry {
-    if (this.endOf(to) >= 0) return {arc: x, node: v} // at a node: v is that node, in the state it was reached
+    if (this.endOf(to) >= 0) return {arc: -1, node: v} // at a node: v is that node, in the state it was reached
     const g = this.g
     for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (g.gX[i] === x) return {arc: x, node: g.gTo[i]}
     return {arc: x, node: g.arcTo[x]}
@@ -288,7 +289,7 @@ export class ModeRouter {
     const g = this.g, F = this.fwd, B = this.bwd
     F.reset(this.sources(from, entry))
     B.reset(this.targets(to))
-    const dir = this.direct(from, to)
+    const dir = entry?.arc === -1 ? null : this.direct(from, to) // from a node in a carried state, only the search knows which arcs it may take
     let best = dir ? dir.weight : INF, bestT = dir ? dir.w : 0, bestM = dir ? dir.meters : 0, meet = -1
     const check = (v: number) => {
       if (F.w[v] === INF || B.w[v] === INF) return
@@ -429,7 +430,7 @@ export class ModeRouter {
     F.reset(this.sources(from, opts.entry).filter((s) => !s.m || ok(s.arc))) // a seed at a node travels none of its edge
     const goal = new Map<number, Seed>()
     if (opts.to) for (const s of this.targets(opts.to)) if ((!s.m || ok(s.arc)) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
-    const d = opts.to ? this.direct(from, opts.to) : null
+    const d = opts.to && opts.entry?.arc !== -1 ? this.direct(from, opts.to) : null
     let best = d && ok(d.arc) ? d.weight : INF, bestT = d ? d.w : 0, bestM = d ? d.meters : 0, end = -1
     while (F.queue.length) {
       const k = F.queue.peekValue()!

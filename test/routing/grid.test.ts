@@ -104,6 +104,10 @@ e f g h`,
     const arrived = car.route(at('b'), median)!
     expect(Math.round(car.route(median, at('f'))!.meters)).toBe(150) // a fresh start in the median goes straight on
     expect(Math.round(car.route(median, at('f'), arrived.end)!.meters)).toBe(250)
+    // the same at a stop on the junction c itself, coming from b
+    const atC = car.route(at('b'), at('c'))!
+    expect(Math.round(car.route(at('c'), at('f'))!.meters)).toBe(200)
+    expect(Math.round(car.route(at('c'), at('f'), atC.end)!.meters)).toBe(400) // c d h g f
     // A chain of two via ways (cx, xy): from abc along it onto yz is forbidden; from yz along it
     // (the other way) the only way on is right, onto cd.
     const h = await make({
