@@ -463,7 +463,7 @@ function prepare(db: Database.Database) {
     edge: db.prepare('INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'),
     edgeBox: box('edges'),
     edgeAttrs: db.prepare('INSERT INTO edge_attrs VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
-    restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)'),
+    restriction: db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)'),
     layer: db.prepare('INSERT INTO layer_features VALUES (?,?,?,?,?,?,?,?)'),
     layerBox: box('layer_features'),
     names: db.prepare('INSERT OR IGNORE INTO names VALUES (?,?,?)'),

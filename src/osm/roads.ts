@@ -71,7 +71,7 @@ export async function writeRoadGraph(map: Source, st: Statements, built: BuiltCo
       st.edgeAttrs.run(edgeId, extra.highway, extra.maxspeedForward, extra.maxspeedBackward, extra.maxheight, extra.maxweight, extra.maxwidth, extra.maxlength, +extra.noHazmat, +extra.destination, +extra.motorroad)
       if (restricted.has(wayId)) {
         const list = wayEdges.get(wayId) ?? []
-        list.push(edgeId, source, target)
+        list.push(edgeId, source, target, a.car)
         wayEdges.set(wayId, list)
       }
       start = i
@@ -90,12 +90,13 @@ function restrictionWays(relations: Rel[]): Set<number> {
 }
 
 function turnRestrictions(map: Source, st: Statements, built: BuiltCounts, wayEdges: Map<number, number[]>, graphId: Int32Array): void {
-  const edgeAt = (way: number | undefined, nodes: Set<number>) => {
+  const edgesOf = (way: number | undefined): RoadEdge[] => {
     const list = way === undefined ? undefined : wayEdges.get(way)
-    if (!list) return null
-    for (let i = 0; i < list.length; i += 3) if (nodes.has(list[i + 1]) || nodes.has(list[i + 2])) return list[i]
-    return null
+    const out: RoadEdge[] = []
+    if (list) for (let i = 0; i < list.length; i += 4) out.push({id: list[i], source: list[i + 1], target: list[i + 2], car: list[i + 3]})
+    return out
   }
+  const edgeAt = (way: number | undefined, nodes: Set<number>) => edgesOf(way).find((e) => nodes.has(e.source) || nodes.has(e.target))?.id ?? null
   for (const rel of map.relations) {
     const t = rel.tags
     if (t.type !== 'restriction') continue
@@ -105,17 +106,76 @@ function turnRestrictions(map: Source, st: Statements, built: BuiltCounts, wayEd
     if (!key || from === undefined || to === undefined) continue
     const via = rel.members.filter((m) => m.role === 'via')
     const viaNode = via.find((m) => m.type === MemberType.Node)?.ref ?? null
-    const viaWay = via.find((m) => m.type === MemberType.Way)?.ref ?? null
-    const viaGraph = new Set<number>()
-    if (viaNode !== null) {
+    const viaWays = via.filter((m) => m.type === MemberType.Way).map((m) => m.ref)
+    let fromEdge: number | null = null, toEdge: number | null = null, viaGraphNode: number | null = null, viaEdges: string | null = null
+    if (viaWays.length) {
+      // via nodes listed beside via ways (a common mistake) are the ways' junctions: the ways say it all
+      const chain = viaWayChain(edgesOf(from), viaWays.flatMap(edgesOf), edgesOf(to))
+      if (chain) {
+        fromEdge = chain.from
+        toEdge = chain.to
+        viaEdges = chain.via.join(',')
+      }
+    } else if (viaNode !== null) {
       const n = map.nodes.indexOf(viaNode)
-      if (n >= 0 && graphId[n]) viaGraph.add(graphId[n])
-    } else if (viaWay !== null) {
-      const list = wayEdges.get(viaWay) ?? []
-      for (let i = 0; i < list.length; i += 3) viaGraph.add(list[i + 1]).add(list[i + 2])
+      if (n >= 0 && graphId[n]) {
+        viaGraphNode = graphId[n]
+        fromEdge = edgeAt(from, new Set([viaGraphNode]))
+        toEdge = edgeAt(to, new Set([viaGraphNode]))
+      }
     }
-    const viaGraphNode = viaNode !== null && viaGraph.size ? [...viaGraph][0] : null
     st.restriction.run(++built.turnRestrictions, rel.id, t[key], key === 'restriction' ? null : key.slice('restriction:'.length), t.except ?? null,
-      from, viaGraphNode, viaWay, to, edgeAt(from, viaGraph), edgeAt(to, viaGraph))
+      from, viaGraphNode, viaWays[0] ?? null, to, fromEdge, toEdge, viaEdges)
   }
+}
+
+/** An edge of the road graph: map.db ids of the edge and its two graph nodes; `car`: bit 0 source→target open, bit 1 target→source. */
+export interface RoadEdge {id: number; source: number; target: number; car: number}
+
+/**
+ * How a via-way restriction is travelled: the from way's edge that arrives at the via ways, the via
+ * edges in travel order (signed: +id source→target, -id target→source) and the to way's edge that
+ * leaves them. The via edges (of one or several ways, in any order) must form one simple path; the
+ * from and to ways join it at two of its nodes, normally its ends (where they touch it at several,
+ * the pair farthest apart along it). Null when the via edges do not form a path or the ways do not
+ * both touch it.
+ */
+export function viaWayChain(from: RoadEdge[], via: RoadEdge[], to: RoadEdge[]): {from: number; via: number[]; to: number} | null {
+  if (!via.length) return null
+  const degree = new Map<number, number>()
+  for (const e of via) for (const n of [e.source, e.target]) degree.set(n, (degree.get(n) ?? 0) + 1)
+  const ends = [...degree].filter(([, d]) => d === 1).map(([n]) => n)
+  if (ends.length !== 2 || [...degree.values()].some((d) => d > 2)) return null
+  // the path's nodes in order and the signed edge from each to the next
+  const nodes = [ends[0]], steps: number[] = []
+  const used = new Set<number>()
+  for (let at = ends[0]; at !== ends[1];) {
+    const e = via.find((x) => !used.has(x.id) && (x.source === at || x.target === at))
+    if (!e) return null
+    used.add(e.id)
+    steps.push(e.source === at ? e.id : -e.id)
+    at = e.source === at ? e.target : e.source
+    nodes.push(at)
+  }
+  if (used.size !== via.length) return null
+  // A from or to way that runs on past the via touches it with two edges: the one a car may
+  // drive into (out of) the via is meant, when only one may; else the first.
+  const touching = (edges: RoadEdge[], n: number, into: boolean) => {
+    const all = edges.filter((e) => e.source === n || e.target === n)
+    const open = all.filter((e) => e.car & ((e.target === n) === into ? 1 : 2))
+    return open.length === 1 ? open[0] : all[0]
+  }
+  let best: {i: number; j: number; f: RoadEdge; t: RoadEdge} | null = null
+  for (let i = 0; i < nodes.length; i++) {
+    const f = touching(from, nodes[i], true)
+    if (!f) continue
+    for (let j = 0; j < nodes.length; j++) {
+      const t = i === j ? undefined : touching(to, nodes[j], false)
+      if (t && (!best || Math.abs(i - j) > Math.abs(best.i - best.j))) best = {i, j, f, t}
+    }
+  }
+  if (!best) return null
+  const {i, j} = best
+  const chain = i < j ? steps.slice(i, j) : steps.slice(j, i).reverse().map((x) => -x)
+  return {from: best.f.id, via: chain, to: best.t.id}
 }

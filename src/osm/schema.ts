@@ -86,11 +86,13 @@ CREATE TABLE edge_attrs (
 );
 
 -- from_edge/to_edge are the edges of from_way/to_way that touch the via node (null when unresolved).
+-- With via ways (via_way: the first), via_edges lists the via edges in travel order from from_edge
+-- to to_edge ("12,-13": edge 12 source→target, then 13 target→source; src/osm/roads.ts).
 CREATE TABLE turn_restrictions (
   id INTEGER PRIMARY KEY, osm_id INTEGER NOT NULL,
   restriction TEXT NOT NULL, modes TEXT, except_modes TEXT,
   from_way INTEGER NOT NULL, via_node INTEGER, via_way INTEGER, to_way INTEGER NOT NULL,
-  from_edge INTEGER, to_edge INTEGER
+  from_edge INTEGER, to_edge INTEGER, via_edges TEXT
 );
 
 -- One row per feature per zoom band; geometry simplified for the band's highest zoom. The R*Tree

@@ -21,9 +21,21 @@ export interface Path extends Cost {
   arcs: number[]
   from: Snap
   to: Snap
+  /** where it arrives, for a next leg to go on from */
+  end: Entry
 }
 
+/**
+ * How a route arrived at its end: the arc it ends on and the node (or turn-restriction copy) that
+ * arc was heading to; at a node, arc -1 and that node (or copy). A next leg leaving along the same
+ * arc (or from the node) starts there, so a turn restriction under way is not forgotten at an
+ * intermediate location.
+ */
+export interface Entry {arc: number; node: number}
+
 const INF = Infinity
+/** A snapped point this close (metres along its edge) to a node is at the node: it may leave or arrive by any of its arcs. */
+const AT_NODE_M = 1
 
 /** The network arrays shared by every mode, viewed straight from `route-edges.bin`. */
 export class Network implements SnapNetwork {
@@ -143,6 +155,9 @@ export class ModeRouter {
   private readonly bwd: Search
   /** matrix buckets: the first entry at each node, -1 when none (all -1 between calls) */
   private bucketHead?: Int32Array
+  /** the copies of each plain node (CSR), built on first use */
+  private copyOff?: Uint32Array
+  private copyList?: Uint32Array
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -156,21 +171,57 @@ export class ModeRouter {
     return snap(this.net, this.k, lon, lat, maxMeters, (e) => tiny[e] === 1 || (flags[e] & avoid) !== 0) ?? snap(this.net, this.k, lon, lat, maxMeters)
   }
 
-  /** Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its `heading` allows). */
-  sources(s: Snap): Seed[] {
+  /**
+   * Seeds leaving a snapped point: along each direction of its edge the mode may travel (and its
+   * `heading` allows), into the node (or the copy for turn restrictions) that arc reaches. A point
+   * right at an end of its edge (without `heading`) is that node: it may leave by any arc, and no
+   * turn restriction is under way.
+   */
+  sources(s: Snap, entry?: Entry): Seed[] {
     const out: Seed[] = []
+    const end = this.endOf(s)
+    if (end >= 0 && s.heading === undefined) {
+      // a zero-length piece of the edge, ending at the node
+      const v = end ? this.net.dst[s.edge] : this.net.src[s.edge]
+      out.push({node: entry && this.g.orig[entry.node] === v ? entry.node : v, w: 0, t: 0, m: 0, arc: 2 * s.edge + (end ? 0 : 1)})
+      return out
+    }
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0 || !leaves(this.net, s, d)) continue
       const rest = d ? s.t : 1 - s.t
-      out.push({node: this.g.arcTo[a], w: rest * this.g.arcW[a], t: rest * this.g.arcT[a], m: rest * this.net.length[s.edge], arc: a})
+      out.push({node: this.entryNode(a, entry), w: rest * this.g.arcW[a], t: rest * this.g.arcT[a], m: rest * this.net.length[s.edge], arc: a})
     }
     return out
   }
 
-  /** Seeds of the backward search: the nodes whose arcs lead onto the snapped point. */
+  /** The node leaving along arc a leads to: where `entry` was heading when it ended on a, else a's plain head. */
+  private entryNode(a: number, entry?: Entry): number {
+    return entry && entry.arc === a ? entry.node : this.g.arcTo[a]
+  }
+
+  /** Where a path whose search ended at node v with (target) arc x arrives. */
+  private endAt(v: number, x: number, to: Snap): Entry {
+    if (this.endOf(to) >= 0) return {arc: -1, node: v} // at a node: v is that node, in the state it was reached
+    const g = this.g
+    for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (g.gX[i] === x) return {arc: x, node: g.gTo[i]}
+    return {arc: x, node: g.arcTo[x]}
+  }
+
+  /**
+   * Seeds of the backward search: the nodes whose arcs lead onto the snapped point (the copies of
+   * a node only where turn restrictions let them take the arc). A point right at an end of its
+   * edge is that node, however it is reached: the node and all its copies.
+   */
   targets(s: Snap): Seed[] {
     const out: Seed[] = []
+    const end = this.endOf(s)
+    if (end >= 0) {
+      // reached by any arc into the node, in any state; the path ends on a zero-length piece
+      const arc = 2 * s.edge + (end ? 1 : 0)
+      this.copies(end ? this.net.dst[s.edge] : this.net.src[s.edge], (node) => out.push({node, w: 0, t: 0, m: 0, arc}))
+      return out
+    }
     for (let d = 0; d < 2; d++) {
       const a = 2 * s.edge + d
       if (this.g.arcTo[a] < 0) continue
@@ -178,6 +229,28 @@ export class ModeRouter {
       for (let i = this.g.srcOff[a]; i < this.g.srcOff[a + 1]; i++) out.push({node: this.g.srcs[i], w: part * this.g.arcW[a], t: part * this.g.arcT[a], m: part * this.net.length[s.edge], arc: a})
     }
     return out
+  }
+
+  /** 0 or 1 when the snapped point lies within AT_NODE_M of its edge's source or target, else -1. */
+  private endOf(s: Snap): number {
+    const len = this.net.length[s.edge]
+    return s.t * len < AT_NODE_M ? 0 : (1 - s.t) * len < AT_NODE_M ? 1 : -1
+  }
+
+  /** Calls `fn` with node v and each copy turn restrictions made of it. */
+  private copies(v: number, fn: (node: number) => void): void {
+    fn(v)
+    const base = this.net.nodes.length / 2, orig = this.g.orig
+    if (!this.copyOff) {
+      const off = new Uint32Array(base + 1)
+      for (let c = base; c < orig.length; c++) off[orig[c] + 1]++
+      for (let i = 0; i < base; i++) off[i + 1] += off[i]
+      const at = off.slice(0, base), list = new Uint32Array(orig.length - base)
+      for (let c = base; c < orig.length; c++) list[at[orig[c]]++] = c
+      this.copyOff = off
+      this.copyList = list
+    }
+    for (let i = this.copyOff[v]; i < this.copyOff[v + 1]; i++) fn(this.copyList![i])
   }
 
   /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
@@ -197,18 +270,26 @@ export class ModeRouter {
     return r && {w: r.w, meters: r.meters}
   }
 
-  route(from: Snap, to: Snap): Path | null {
-    const r = this.query(from, to)
+  /** The fastest path (contraction hierarchy), going on from `entry` when the previous leg ended there. */
+  route(from: Snap, to: Snap, entry?: Entry): Path | null {
+    const r = this.query(from, to, entry)
     if (!r) return null
-    if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to}
-    return {w: r.w, meters: r.meters, arcs: this.unpackPath(r.meet), from, to}
+    if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to, end: {arc: r.arc, node: this.entryNode(r.arc, entry)}}
+    const arcs = this.unpackPath(r.meet)
+    return {w: r.w, meters: r.meters, arcs, from, to, end: this.endAt(this.bwdEnd(r.meet), arcs[arcs.length - 1], to)}
   }
 
-  private query(from: Snap, to: Snap): {w: number; meters: number; meet: number; arc: number} | null {
+  /** The node where the backward search's chain from v ends (its seed). */
+  private bwdEnd(v: number): number {
+    while (this.bwd.via[v] >= 0) v = this.bwd.prev[v]
+    return v
+  }
+
+  private query(from: Snap, to: Snap, entry?: Entry): {w: number; meters: number; meet: number; arc: number} | null {
     const g = this.g, F = this.fwd, B = this.bwd
-    F.reset(this.sources(from))
+    F.reset(this.sources(from, entry))
     B.reset(this.targets(to))
-    const dir = this.direct(from, to)
+    const dir = entry?.arc === -1 ? null : this.direct(from, to) // from a node in a carried state, only the search knows which arcs it may take
     let best = dir ? dir.weight : INF, bestT = dir ? dir.w : 0, bestM = dir ? dir.meters : 0, meet = -1
     const check = (v: number) => {
       if (F.w[v] === INF || B.w[v] === INF) return
@@ -343,13 +424,13 @@ export class ModeRouter {
    * Plain Dijkstra over the uncontracted graph from `from`: to `to` when given (stops once it is
    * settled), else until `limit` deciseconds of weight (the `w` it returns per node). Arcs on edges whose flags meet `avoid` are skipped.
    */
-  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
+  dijkstra(from: Snap, opts: {to?: Snap; avoid?: number; limit?: number; penalty?: Set<number>; entry?: Entry} = {}): {w: Float64Array; m: Float64Array; touched: number[]; path: Path | null; cost: Cost | null} {
     const g = this.g, F = this.fwd, avoid = opts.avoid ?? 0, limit = opts.limit ?? INF
     const ok = (arc: number) => !(this.net.flags[arc >> 1] & avoid)
-    F.reset(this.sources(from).filter((s) => ok(s.arc)))
+    F.reset(this.sources(from, opts.entry).filter((s) => !s.m || ok(s.arc))) // a seed at a node travels none of its edge
     const goal = new Map<number, Seed>()
-    if (opts.to) for (const s of this.targets(opts.to)) if (ok(s.arc) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
-    const d = opts.to ? this.direct(from, opts.to) : null
+    if (opts.to) for (const s of this.targets(opts.to)) if ((!s.m || ok(s.arc)) && !(goal.get(s.node)?.w! <= s.w)) goal.set(s.node, s)
+    const d = opts.to && opts.entry?.arc !== -1 ? this.direct(from, opts.to) : null
     let best = d && ok(d.arc) ? d.weight : INF, bestT = d ? d.w : 0, bestM = d ? d.meters : 0, end = -1
     while (F.queue.length) {
       const k = F.queue.peekValue()!
@@ -383,7 +464,8 @@ export class ModeRouter {
         arcs.push(F.seedArc[v])
         arcs.reverse()
       }
-      path = {w: bestT, meters: bestM, arcs, from, to: opts.to}
+      const at = end < 0 ? {arc: d!.arc, node: this.entryNode(d!.arc, opts.entry)} : this.endAt(end, arcs[arcs.length - 1], opts.to)
+      path = {w: bestT, meters: bestM, arcs, from, to: opts.to, end: at}
     }
     return {w: F.w, m: F.m, touched: F.touched, path, cost: best < INF ? {w: bestT, meters: bestM} : null}
   }

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3'
 import Flatbush from 'flatbush'
 import {countryCodeAt} from '../geocoding/country.js'
 import type {Arcs} from './ch.js'
-import {AVOID_BITS, CLASSES, type Mode, MODES, TRUCK, deciseconds, speedKmh} from './profile.js'
+import {AVOID_BITS, CLASSES, MODES, TRUCK, deciseconds, speedKmh} from './profile.js'
+import {type Restriction, TurnAutomaton} from './restrictions.js'
 
 /**
  * The road network as flat arrays, shared by every mode (blob `route-edges`). Edge e is row
@@ -160,96 +161,46 @@ export function markBorders(net: Network): void {
  */
 const destinationWeight = (t: number) => 5 * t + 1200
 
-export interface Restriction {
-  via: number
-  from: number
-  to: number
-  only: boolean
-}
-
 /**
- * Via-node turn restrictions that apply to `mode`. `restriction:conditional` rows are left out
- * (they are stored as if they always applied; durations are free-flow anyway).
- */
-export function readRestrictions(db: Database.Database, mode: Mode): Restriction[] {
-  if (mode === 'foot') return []
-  const own: Record<Mode, string[]> = {car: ['motorcar', 'motor_vehicle', 'vehicle'], truck: ['hgv', 'motor_vehicle', 'vehicle'], bike: ['bicycle', 'vehicle'], foot: []}
-  const exceptKey: Record<Mode, string[]> = {car: ['motorcar', 'motor_vehicle'], truck: ['hgv', 'motor_vehicle'], bike: ['bicycle'], foot: []}
-  const out: Restriction[] = []
-  const rows = db.prepare(`SELECT restriction, modes, except_modes, via_node, from_edge, to_edge FROM turn_restrictions
-    WHERE via_node IS NOT NULL AND from_edge IS NOT NULL AND to_edge IS NOT NULL`).raw().all() as [string, string | null, string | null, number, number, number][]
-  for (const [kind, modes, except, via, from, to] of rows) {
-    if (modes === 'conditional' || (modes && !own[mode].includes(modes))) continue
-    if (except && except.split(/[;,]/).some((m) => exceptKey[mode].includes(m.trim()))) continue
-    if (!kind.startsWith('no_') && !kind.startsWith('only_')) continue
-    out.push({via: via - 1, from: from - 1, to: to - 1, only: kind.startsWith('only_')})
-  }
-  return out
-}
-
-/**
- * The directed arcs of one mode, with via-node turn restrictions built in by node splitting: for
- * each (via node, from edge) that restricts, a copy of the via node receives that edge's arcs and
- * leaves only by the permitted edges. Exact for via-node restrictions; copies have `orig` = via.
+ * The directed arcs of one mode, with turn restrictions built in: the graph is the product of the
+ * nodes and the states of the restrictions' automaton (restrictions.ts), so a node gets a copy for
+ * each restricted prefix that ends there, and the copy leaves only by the arcs that prefix allows.
+ * Exact for via-node and via-way restrictions; copies have `orig` = the node they copy. Arcs of
+ * state 0 (the plain nodes) come first, in edge order.
  */
 export function modeArcs(net: Network, k: number, restrictions: Restriction[]): Arcs & {orig: Uint32Array} {
   const w = net.weight[k], time = net.time[k]
-  const m = net.src.length
-  let n = net.nodes.length / 2
+  const m = net.src.length, base = net.nodes.length / 2
+  const auto = new TurnAutomaton(net, restrictions, (a) => w[a] > 0)
+  const nodeOf = (v: number, s: number) => (s ? base + s - 1 : v)
   const tail: number[] = [], head: number[] = [], ws: number[] = [], ts: number[] = [], ds: number[] = [], xs: number[] = []
-  const outOf = new Map<number, number[]>()
-  for (let e = 0; e < m; e++) {
-    for (let d = 0; d < 2; d++) {
-      if (!w[2 * e + d]) continue
-      tail.push(d ? net.dst[e] : net.src[e])
-      head.push(d ? net.src[e] : net.dst[e])
-      ws.push(w[2 * e + d])
-      ts.push(time[2 * e + d])
-      ds.push(net.length[e])
-      xs.push(2 * e + d)
+  const push = (from: number, s: number, a: number) => {
+    const e = a >> 1
+    tail.push(from)
+    head.push(nodeOf(a & 1 ? net.src[e] : net.dst[e], auto.next(s, a)))
+    ws.push(w[a])
+    ts.push(time[a])
+    ds.push(net.length[e])
+    xs.push(a)
+  }
+  for (let a = 0; a < 2 * m; a++) if (w[a]) push(a & 1 ? net.dst[a >> 1] : net.src[a >> 1], 0, a)
+  if (auto.states > 1) {
+    // the open arcs leaving each node (CSR), for the copies
+    const off = new Uint32Array(base + 1)
+    for (let a = 0; a < 2 * m; a++) if (w[a]) off[(a & 1 ? net.dst[a >> 1] : net.src[a >> 1]) + 1]++
+    for (let v = 0; v < base; v++) off[v + 1] += off[v]
+    const at = off.slice(0, base), out = new Uint32Array(off[base])
+    for (let a = 0; a < 2 * m; a++) if (w[a]) out[at[a & 1 ? net.dst[a >> 1] : net.src[a >> 1]]++] = a
+    for (let s = 1; s < auto.states; s++) {
+      const v = auto.node[s]
+      // Inside via ways no U-turn back along the last arc (but at a dead end): turning round in
+      // the median of a dual carriageway would get round its no_u_turn.
+      const back = auto.depth[s] >= 2 && off[v + 1] - off[v] > 1 ? auto.last[s] ^ 1 : -1
+      for (let i = off[v]; i < off[v + 1]; i++) if (out[i] !== back && auto.allows(s, out[i])) push(nodeOf(v, s), s, out[i])
     }
   }
-  const groups = new Map<string, {via: number; from: number; no: Set<number>; only: Set<number>}>()
-  for (const r of restrictions) {
-    const key = `${r.via}:${r.from}`
-    let g = groups.get(key)
-    if (!g) groups.set(key, (g = {via: r.via, from: r.from, no: new Set(), only: new Set()}))
-    ;(r.only ? g.only : g.no).add(r.to)
-  }
-  if (groups.size) {
-    for (let a = 0; a < tail.length; a++) {
-      const list = outOf.get(tail[a])
-      if (list) list.push(a)
-      else outOf.set(tail[a], [a])
-    }
-  }
-  const origExtra: number[] = []
-  const copyOf = new Map<string, number>()
-  const base = tail.length
-  for (const [key, g] of groups) {
-    const copy = n++
-    origExtra.push(g.via)
-    copyOf.set(key, copy)
-    for (const a of outOf.get(g.via) ?? []) {
-      if (a >= base) continue
-      const e = xs[a] >> 1
-      if (g.only.size ? !g.only.has(e) : g.no.has(e)) continue
-      tail.push(copy)
-      head.push(head[a])
-      ws.push(ws[a])
-      ts.push(ts[a])
-      ds.push(ds[a])
-      xs.push(xs[a])
-    }
-  }
-  if (groups.size) {
-    for (let a = 0; a < tail.length; a++) {
-      const copy = copyOf.get(`${head[a]}:${xs[a] >> 1}`)
-      if (copy !== undefined) head[a] = copy
-    }
-  }
-  const orig = new Uint32Array(n)
-  for (let i = 0; i < net.nodes.length / 2; i++) orig[i] = i
-  origExtra.forEach((v, i) => (orig[net.nodes.length / 2 + i] = v))
-  return {n, orig, tail: Uint32Array.from(tail), head: Uint32Array.from(head), w: Uint32Array.from(ws), t: Uint32Array.from(ts), d: Float32Array.from(ds), x: Int32Array.from(xs)}
+  const orig = new Uint32Array(base + auto.states - 1)
+  for (let i = 0; i < base; i++) orig[i] = i
+  for (let s = 1; s < auto.states; s++) orig[base + s - 1] = auto.node[s]
+  return {n: orig.length, orig, tail: Uint32Array.from(tail), head: Uint32Array.from(head), w: Uint32Array.from(ws), t: Uint32Array.from(ts), d: Float32Array.from(ds), x: Int32Array.from(xs)}
 }

@@ -1,10 +1,10 @@
 import type {MapData} from '../map/mapdata.js'
 import {refuse} from '../errors.js'
 import {haversine} from '../osm/geom.js'
-import type {ModeRouter, Path, RegionRouting} from './engine.js'
-import {type GeometryKind, type Units, distanceOf, extend, geometryOf} from './format.js'
+import type {Entry, ModeRouter, Path, RegionRouting} from './engine.js'
+import {type GeometryKind, type Units, distanceOf, geometryOf} from './format.js'
 import {regionRouting} from './index.js'
-import {line, pieces} from './path.js'
+import {Line, pieces} from './path.js'
 import {type Mode, MODES} from './profile.js'
 import {type Snap, candidates} from './snap.js'
 
@@ -96,21 +96,27 @@ export function matchTrace(map: MapData, q: MatchInput) {
   if (prevIdx >= 0) finish(prevIdx)
 
   const matchedPath: {latitude: number; longitude: number; originalIndex: number}[] = []
-  const points: [number, number][] = []
+  const points = new Line()
   const legs: Path[] = []
   let last: Snap | null = null
+  let entry: Entry | undefined
   let meters = 0
   chosen.forEach((s, i) => {
     if (!s) return
     matchedPath.push({latitude: round6(s.lat), longitude: round6(s.lon), originalIndex: i})
     if (last && !segmentStarts.has(i)) {
-      const p = router.route(last, s)
+      // going on where the previous leg arrived: a turn restriction under way holds at a trace point
+      const p = router.route(last, s, entry) ?? router.route(last, s)
+      entry = p?.end
       if (p) {
         legs.push(p)
         meters += p.meters
-        extend(points, line(pieces(router, p)))
+        pieces(router, p, points)
       }
-    } else extend(points, [[s.lon, s.lat]])
+    } else {
+      points.push(s.lon, s.lat)
+      entry = undefined
+    }
     last = s
   })
   if (!matchedPath.length) throw refuse.invalid('path', `must lie along roads open to ${q.mode} in an imported region (no point within ${SEARCH_M} m of one)`)
@@ -125,12 +131,13 @@ function roadAttributes(names: NonNullable<RegionRouting['names']>, router: Mode
   const out: Record<string, unknown>[] = []
   let prevKey = ''
   for (const leg of legs) {
-    for (const p of pieces(router, leg)) {
+    const {line, pieces: ps} = pieces(router, leg)
+    for (const p of ps) {
       if (!p.meters) continue
       const info = names(p.edge)
       const maxspeed = info.maxspeed
       const key = `${info.name}|${info.ref}|${info.highway}|${maxspeed}`
-      const start = p.points[0], end = p.points[p.points.length - 1]
+      const start = [line.x(p.start), line.y(p.start)], end = [line.x(p.end), line.y(p.end)]
       if (key === prevKey) {
         out[out.length - 1].endLocation = {latitude: end[1], longitude: end[0]}
         continue

@@ -1,11 +1,11 @@
 import type {MapData} from '../map/mapdata.js'
 import {refuse} from '../errors.js'
 import {haversine} from '../osm/geom.js'
-import type {ModeRouter, Path} from './engine.js'
-import {type GeometryKind, type Units, distanceOf, durationOf, extend, geometryOf} from './format.js'
+import type {Entry, ModeRouter, Path} from './engine.js'
+import {type GeometryKind, type Units, distanceOf, durationOf, geometryOf} from './format.js'
 import {locate} from './index.js'
 import {isochroneRing} from './isochrone.js'
-import {line, pieces} from './path.js'
+import {Line, pieces} from './path.js'
 import {AVOID_BITS, type Avoid, type Mode} from './profile.js'
 import type {Snap} from './snap.js'
 import {type Lang, legSteps} from './steps.js'
@@ -16,7 +16,7 @@ export type Point = [number, number]
 const latLngOf = (p: Point) => ({latitude: p[1], longitude: p[0]})
 const avoidMask = (avoid: Avoid[] = []) => avoid.reduce((m, a) => m | AVOID_BITS[a], 0)
 
-const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid}).path : router.route(a, b))
+const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid, entry}).path : router.route(a, b, entry))
 
 function routeBetween(router: ModeRouter, a: Snap, b: Snap, avoid: number, param: string): Path {
   const path = tryRoute(router, a, b, avoid)
@@ -42,7 +42,7 @@ export function routeDistance(map: MapData, q: DistanceInput) {
       const path = routeBetween(router, snaps[0], snaps[1], avoid, 'destination')
       entry.distance = distanceOf(path.meters, q.units)
       entry.duration = durationOf(path.w)
-      const g = geometryOf(line(pieces(router, path)), q.geometry)
+      const g = geometryOf(pieces(router, path).line, q.geometry)
       if (g) entry.geometry = g
     }
     routes[mode] = entry
@@ -79,17 +79,18 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
   const {region, router, snaps} = locate(map, q.mode, q.locations, 'locations', avoid)
   const paths: Path[] = []
   for (let i = 1; i < snaps.length; i++) {
-    // `heading` restricts how the first leg leaves its start, unless no route leaves that way.
+    // `heading` restricts how the first leg leaves its start, unless no route leaves that way; a
+    // later leg goes on where the previous one arrived (a turn restriction under way holds on),
+    // unless no route goes on from there.
     const start = i === 1 && q.heading !== undefined ? {...snaps[0], heading: q.heading} : snaps[i - 1]
-    paths.push(tryRoute(router, start, snaps[i], avoid) ?? routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
+    paths.push(tryRoute(router, start, snaps[i], avoid, paths[i - 2]?.end) ?? routeBetween(router, snaps[i - 1], snaps[i], avoid, 'locations'))
   }
   const build = (legPaths: Path[]) => {
-    const all: [number, number][] = []
+    const all = new Line()
     let meters = 0, w = 0
     const legs = legPaths.map((path, i) => {
-      const ps = pieces(router, path)
-      const pts = line(ps)
-      extend(all, pts)
+      const {line, pieces: ps} = pieces(router, path)
+      if (legPaths.length > 1) all.append(line)
       meters += path.meters
       w += path.w
       const leg: Record<string, unknown> = {
@@ -97,9 +98,9 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
         endLocation: latLngOf(q.locations[i + 1]),
         distance: distanceOf(path.meters, q.units),
         duration: durationOf(path.w),
-        steps: legSteps(region, q.mode, ps, {lang: q.lang, units: q.units, geometry: q.geometry, last: i === legPaths.length - 1, side: sideOf(pts, q.locations[i + 1])}),
+        steps: legSteps(region, q.mode, line, ps, {lang: q.lang, units: q.units, geometry: q.geometry, last: i === legPaths.length - 1, side: sideOf(line, q.locations[i + 1])}),
       }
-      const g = geometryOf(pts, q.geometry)
+      const g = geometryOf(line, q.geometry)
       if (g) leg.geometry = g
       return leg
     })
@@ -117,9 +118,9 @@ export function routeDirections(map: MapData, q: DirectionsInput) {
 }
 
 /** Which side of the road the destination lies on (more than 3 m off it), seen in the direction of travel. */
-function sideOf(pts: [number, number][], dest: Point): 'left' | 'right' | undefined {
-  if (pts.length < 2) return undefined
-  const a = pts[pts.length - 2], b = pts[pts.length - 1]
+function sideOf(line: Line, dest: Point): 'left' | 'right' | undefined {
+  if (line.n < 2) return undefined
+  const a = [line.x(line.n - 2), line.y(line.n - 2)], b = [line.x(line.n - 1), line.y(line.n - 1)]
   if (haversine(b[0], b[1], dest[0], dest[1]) < 3) return undefined
   const cross = (b[0] - a[0]) * (dest[1] - a[1]) - (b[1] - a[1]) * (dest[0] - a[0])
   return cross > 0 ? 'left' : 'right'
@@ -136,7 +137,7 @@ function alternative(router: ModeRouter, best: Path, avoid: number): Path | null
   const path = alt.path
   if (!path) return null
   let shared = 0, w = 0
-  for (const p of pieces(router, path)) {
+  for (const p of pieces(router, path).pieces) {
     if (used.has(p.edge)) shared += p.meters
     w += p.w
   }
@@ -163,7 +164,7 @@ export function routeOptimize(map: MapData, q: OptimizeInput) {
     leg.duration = durationOf(c.w)
     if (q.geometry !== 'none') {
       const path = router.route(snaps[i], snaps[j])!
-      leg.geometry = geometryOf(line(pieces(router, path)), q.geometry)
+      leg.geometry = geometryOf(pieces(router, path).line, q.geometry)
     }
     return leg
   })

@@ -2,8 +2,9 @@ import type Database from 'better-sqlite3'
 import type {MapStage, StageContext} from '../osm/stage.js'
 import {type Arcs, type Hierarchy, contract} from './ch.js'
 import {contractors} from './contractors.js'
-import {type Network, markBorders, modeArcs, readNetwork, readRestrictions} from './graph.js'
+import {type Network, markBorders, modeArcs, readNetwork} from './graph.js'
 import {type Mode, MODES} from './profile.js'
+import {readRestrictions} from './restrictions.js'
 
 /**
  * Blob `route-edges` (the shared network) and one `route-<mode>` blob per mode; kind version 1. The
@@ -19,7 +20,7 @@ export interface ModeGraph extends Hierarchy {
   /** base node of each node (differs for the copies turn restrictions add) */
   orig: Uint32Array
   gOff: Uint32Array; gTo: Uint32Array; gW: Uint32Array; gX: Int32Array
-  /** per base arc id (2e + d): the node it arrives at, -1 when the mode may not travel it */
+  /** per base arc id (2e + d): the node it arrives at from a plain node (no turn history), -1 when the mode may not travel it */
   arcTo: Int32Array
   /** per base arc id: weight (deciseconds and penalties), 0 when closed */
   arcW: Uint32Array
@@ -82,7 +83,7 @@ function arcEnds(g: Arcs, edges: number) {
   const arcTo = new Int32Array(2 * edges).fill(-1)
   const srcOff = new Uint32Array(2 * edges + 1)
   for (let i = 0; i < g.tail.length; i++) {
-    arcTo[g.x[i]] = g.head[i]
+    if (arcTo[g.x[i]] < 0) arcTo[g.x[i]] = g.head[i] // the plain node's arc comes first
     srcOff[g.x[i] + 1]++
   }
   for (let a = 0; a < 2 * edges; a++) srcOff[a + 1] += srcOff[a]
@@ -105,8 +106,8 @@ export function modeSections(g: ModeGraph) {
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */
 export const routingStage: MapStage = {
   name: 'routing',
-  // 2: street names and weights in the blobs, contraction by workers
-  version: 2,
+  // 2: street names and weights in the blobs, contraction by workers; 3: via-way turn restrictions
+  version: 3,
   async build(ctx: StageContext) {
     const net = readNetwork(ctx.db, {borders: false})
     // What each profile cost to build, for `loc` users and bench/route.js.

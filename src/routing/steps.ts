@@ -1,7 +1,7 @@
 import {createRequire} from 'node:module'
 import type {RegionRouting} from './engine.js'
 import {type GeometryKind, type Units, distanceOf, durationOf, geometryOf} from './format.js'
-import {type Piece, bearing, line} from './path.js'
+import type {Line, Piece} from './path.js'
 
 type Compiler = {compile(lang: string, step: unknown, opts?: unknown): string}
 let compiler: Compiler | undefined
@@ -42,9 +42,10 @@ function modifierOf(before: number, after: number): string {
 /**
  * Steps of one leg: a new step wherever the street name changes (or a ramp begins or ends), with
  * its maneuver, instruction text in `lang`, banner and voice instructions announcing the next one.
+ * `line` holds the leg's points; each piece names its range of them.
  */
-export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts: {lang: Lang; units: Units; geometry: GeometryKind; last: boolean; side?: 'left' | 'right'}) {
-  const info = ps.map((p) => region.names?.(p.edge) ?? {name: null, ref: null, highway: null, maxspeed: null})
+export function legSteps(region: RegionRouting, mode: string, line: Line, ps: Piece[], opts: {lang: Lang; units: Units; geometry: GeometryKind; last: boolean; side?: 'left' | 'right'}) {
+  const info = ps.map((p) => region.names?.(p.edge) ?? NO_INFO)
   const groups: {from: number; to: number}[] = []
   for (let i = 0; i < ps.length; i++) {
     const g = groups[groups.length - 1]
@@ -52,12 +53,12 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
     if (g && info[i].name === info[g.from].name && info[i].ref === info[g.from].ref && link(info[i].highway) === link(info[g.from].highway)) g.to = i
     else groups.push({from: i, to: i})
   }
-  const lines = groups.map((g) => line(ps.slice(g.from, g.to + 1)))
   const raw = groups.map((g, k) => {
-    const pts = lines[k]
-    const prev = k ? lines[k - 1] : null
-    const after = pts.length > 1 ? bearing(pts[0], pts[1]) : 0
-    const before = prev && prev.length > 1 ? bearing(prev[prev.length - 2], prev[prev.length - 1]) : 0
+    const start = ps[g.from].start, end = ps[g.to].end
+    const prev = k ? groups[k - 1] : null
+    const after = end > start ? line.bearing(start, start + 1) : 0
+    const prevEnd = prev ? ps[prev.to].end : 0
+    const before = prev && prevEnd > ps[prev.from].start ? line.bearing(prevEnd - 1, prevEnd) : 0
     let type = k === 0 ? 'depart' : 'turn'
     const modifier = k === 0 ? undefined : modifierOf(before, after)
     const hw = info[g.from].highway, prevHw = k ? info[groups[k - 1].from].highway : null
@@ -69,40 +70,45 @@ export function legSteps(region: RegionRouting, mode: string, ps: Piece[], opts:
       meters += ps[i].meters
       w += ps[i].w
     }
-    return {pts, maneuver: {type, modifier, bearing_before: before, bearing_after: after} as Maneuver, name: info[g.from].name ?? '', ref: info[g.from].ref ?? undefined, meters, w}
+    return {start, end, maneuver: {type, modifier, bearing_before: before, bearing_after: after} as Maneuver, name: info[g.from].name ?? '', ref: info[g.from].ref ?? undefined, meters, w}
   })
-  const end = ps.length ? ps[ps.length - 1].points : []
-  const endPt = end[end.length - 1]
-  if (endPt) {
-    const before = end.length > 1 ? bearing(end[end.length - 2], endPt) : 0
-    raw.push({pts: [endPt, endPt], maneuver: {type: 'arrive', modifier: opts.side, bearing_before: before, bearing_after: 0}, name: raw[raw.length - 1]?.name ?? '', ref: undefined, meters: 0, w: 0})
+  if (ps.length) {
+    const lastPiece = ps[ps.length - 1], endAt = lastPiece.end
+    const before = endAt > lastPiece.start ? line.bearing(endAt - 1, endAt) : 0
+    raw.push({start: endAt, end: endAt, maneuver: {type: 'arrive', modifier: opts.side, bearing_before: before, bearing_after: 0}, name: raw[raw.length - 1]?.name ?? '', ref: undefined, meters: 0, w: 0})
   }
   const lang = OTI_LANG[opts.lang]
   const text = (r: (typeof raw)[number]) =>
-    instructions().compile(lang, {maneuver: r.maneuver, name: r.name, ref: r.ref, mode: OSRM_MODE[mode]}, {legCount: 1, legIndex: 0})
+    instructions().compile(lang, {maneuver: r.maneuver, name: r.name, ref: r.ref, mode: OSRM_MODE[mode]}, COMPILE_OPTS)
   const texts = raw.map(text)
-  return raw.map((r, i) => {
+  const steps: Record<string, unknown>[] = []
+  raw.forEach((r, i) => {
+    if (!opts.last && r.maneuver.type === 'arrive' && i !== raw.length - 1) return
     const next = raw[i + 1] ?? r
     const nextText = texts[i + 1] ?? texts[i]
+    const along = Math.round(r.meters * 10) / 10
     const step: Record<string, unknown> = {
       distance: distanceOf(r.meters, opts.units),
       duration: durationOf(r.w),
-      start_location: {latitude: r.pts[0][1], longitude: r.pts[0][0]},
-      end_location: {latitude: r.pts[r.pts.length - 1][1], longitude: r.pts[r.pts.length - 1][0]},
+      start_location: {latitude: line.y(r.start), longitude: line.x(r.start)},
+      end_location: {latitude: line.y(r.end), longitude: line.x(r.end)},
       bearing_before: r.maneuver.bearing_before,
       bearing_after: r.maneuver.bearing_after,
       instructions: texts[i],
-      banner_instructions: [{distanceAlongGeometry: Math.round(r.meters * 10) / 10, primary: {text: next.name || nextText, type: next.maneuver.type, modifier: next.maneuver.modifier ?? null}}],
-      voice_instructions: [{distanceAlongGeometry: Math.round(r.meters * 10) / 10, announcement: nextText, ssmlAnnouncement: `<speak><amazon:effect name="drc"><prosody rate="1.08">${escapeXml(nextText)}</prosody></amazon:effect></speak>`}],
+      banner_instructions: [{distanceAlongGeometry: along, primary: {text: next.name || nextText, type: next.maneuver.type, modifier: next.maneuver.modifier ?? null}}],
+      voice_instructions: [{distanceAlongGeometry: along, announcement: nextText, ssmlAnnouncement: `<speak><amazon:effect name="drc"><prosody rate="1.08">${escapeXml(nextText)}</prosody></amazon:effect></speak>`}],
       mode,
       manuever: manuever(r.maneuver, r.maneuver.type === 'arrive' ? opts.side : undefined),
       street_name: r.name,
     }
     if (r.ref && (r.maneuver.type === 'off ramp')) step.exit_name = r.ref
-    const g = geometryOf(r.pts, opts.geometry)
+    const g = geometryOf(line, opts.geometry, r.start, r.end, r.maneuver.type === 'arrive')
     if (g) step.geometry = g
-    return step
-  }).filter((_s, i) => opts.last || raw[i].maneuver.type !== 'arrive' || i === raw.length - 1)
+    steps.push(step)
+  })
+  return steps
 }
 
+const NO_INFO = {name: null, ref: null, highway: null, maxspeed: null}
+const COMPILE_OPTS = {legCount: 1, legIndex: 0}
 const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)

@@ -1,4 +1,5 @@
 import {afterAll, describe, expect, it} from 'vitest'
+import {viaWayChain} from '../../src/osm/roads.js'
 import {AVOID_BITS} from '../../src/routing/profile.js'
 import {grid, type GridRouter} from './grid.js'
 
@@ -68,6 +69,87 @@ b c d
       ['e', 'b', 'foot', 'ecb'],
       ['b', 'd', 'car', 'bcd'],
     ])
+  })
+
+  it('via-way restrictions: no U-turn across a dual carriageway\'s median, only_ along a chain of two via ways', async () => {
+    // abcd runs east, hgfe west; cg crosses the median. The U-turn b→c→g→f is forbidden for cars
+    // (not for bikes): they drive on to d and come back by h. Entering the median from the other
+    // carriageway, or joining it at g, is no U-turn and stays allowed.
+    const g = await make({
+      map: `
+a b c d
+e f g h`,
+      ways: {
+        abcd: {nodes: 'abcd', tags: {highway: 'primary', oneway: 'yes'}},
+        hgfe: {nodes: 'hgfe', tags: {highway: 'primary', oneway: 'yes'}},
+        cg: {nodes: 'cg', tags: {highway: 'primary'}},
+        dh: {nodes: 'dh', tags: {highway: 'residential'}},
+        ae: {nodes: 'ae', tags: {highway: 'residential'}},
+      },
+      restrictions: [{type: 'no_u_turn', from: 'abcd', via: 'cg', to: 'hgfe', except: 'bicycle'}],
+    })
+    check(g, [
+      ['b', 'f', 'car', 'bcdhgf'],
+      ['b', 'f', 'truck', 'bcdhgf'],
+      ['b', 'f', 'bike', 'bcgf'],
+      ['h', 'c', 'car', 'hgc'], // the U-turn the other way is not restricted
+      ['b', 'g', 'car', 'bcg'], // into the median is fine: the restriction is the whole sequence
+    ])
+    // A stop halfway across the median does not lift the restriction: the next leg goes on in the
+    // state the last arrived in, so it may not carry on to f but turns round (back to c, and
+    // there, U-turns at nodes being allowed, into the median again).
+    const car = g.router('car')
+    const [cx, cy] = g.at('c'), [gx, gy] = g.at('g')
+    const median = car.snap((cx + gx) / 2, (cy + gy) / 2, 10)!, at = (l: string) => car.snap(...g.at(l), 10)!
+    const arrived = car.route(at('b'), median)!
+    expect(Math.round(car.route(median, at('f'))!.meters)).toBe(150) // a fresh start in the median goes straight on
+    expect(Math.round(car.route(median, at('f'), arrived.end)!.meters)).toBe(250)
+    // the same at a stop on the junction c itself, coming from b
+    const atC = car.route(at('b'), at('c'))!
+    expect(Math.round(car.route(at('c'), at('f'))!.meters)).toBe(200)
+    expect(Math.round(car.route(at('c'), at('f'), atC.end)!.meters)).toBe(400) // c d h g f
+    // A chain of two via ways (cx, xy): from abc along it onto yz is forbidden; from yz along it
+    // (the other way) the only way on is right, onto cd.
+    const h = await make({
+      map: `
+a b c d
+    x
+    y z`,
+      ways: {
+        abc: {nodes: 'abc', tags: {highway: 'secondary'}},
+        cd: {nodes: 'cd', tags: {highway: 'secondary'}},
+        cx: {nodes: 'cx', tags: {highway: 'secondary'}},
+        xy: {nodes: 'xy', tags: {highway: 'secondary'}},
+        yz: {nodes: 'yz', tags: {highway: 'secondary'}},
+        dz: {nodes: 'dz', tags: {highway: 'tertiary'}},
+      },
+      restrictions: [
+        {type: 'no_straight_on', from: 'abc', via: 'cx,xy', to: 'yz'},
+        {type: 'only_right_turn', from: 'yz', via: 'xy,cx', to: 'cd'},
+      ],
+    })
+    check(h, [
+      ['b', 'z', 'car', 'bcdz'], // b→c→x→y→z would be faster
+      ['b', 'z', 'truck', 'bcdz'],
+      ['b', 'y', 'car', 'bcxy'], // the via ways themselves stay open
+      ['x', 'z', 'car', 'xyz'], // joining the chain after its start is not restricted
+      ['z', 'a', 'car', 'zdcba'], // z→y→x→c→b→a would be faster, but from yz only right at c
+      ['y', 'a', 'car', 'yxcba'],
+      ['b', 'z', 'foot', 'bcxyz'],
+    ])
+  })
+
+  it('via ways resolve to a chain of edges: in any member order, joined midway, branching or cut refused', () => {
+    const e = (id: number, source: number, target: number, car = 3) => ({id, source, target, car})
+    // via 1-2-3-4 as edges 10 (2→1), 11 (2→3), 12 (4→3); from arrives at 1, to leaves 4
+    const via = [e(11, 2, 3), e(12, 4, 3), e(10, 2, 1)]
+    expect(viaWayChain([e(1, 9, 1)], via, [e(2, 4, 8)])).toEqual({from: 1, via: [-10, 11, -12], to: 2})
+    expect(viaWayChain([e(2, 4, 8)], via, [e(1, 9, 1)])).toEqual({from: 2, via: [12, -11, 10], to: 1})
+    // the from way joins at 2 (and runs on past it: the edge a car may drive into 2 is meant)
+    expect(viaWayChain([e(3, 2, 7, 1), e(4, 6, 2, 1)], via, [e(2, 4, 8)])).toEqual({from: 4, via: [11, -12], to: 2})
+    expect(viaWayChain([e(1, 9, 1)], [...via, e(13, 3, 5)], [e(2, 4, 8)])).toBeNull() // a branch at 3
+    expect(viaWayChain([e(1, 9, 1)], [e(11, 2, 3)], [e(2, 4, 8)])).toBeNull() // the to way does not touch it
+    expect(viaWayChain([e(1, 9, 1)], [], [e(2, 4, 8)])).toBeNull() // the extract cut the via way
   })
 
   it('access per mode: motorways, motorroad=yes, footways, steps, hgv=no, a low bridge for trucks', async () => {

@@ -8,13 +8,14 @@ import {readNetwork} from '../../src/routing/graph.js'
 import {MODES, type Mode} from '../../src/routing/profile.js'
 import {buildModeGraph, modeSections, networkSections} from '../../src/routing/stage.js'
 import {roadExtra} from '../../src/osm/road-extra.js'
+import {type RoadEdge, viaWayChain} from '../../src/osm/roads.js'
 import {MAP_SCHEMA} from '../../src/osm/schema.js'
 import {roadAttrs} from '../../src/osm/tags.js'
 
 /**
  * A hand-drawn road grid, the way OSRM's cucumber features read: each letter of `map` is a node
  * (columns 100 m apart at the equator's scale, rows 100 m), each way a string of node letters with
- * OSM tags; restrictions name from/to ways and the via node.
+ * OSM tags; restrictions name from/to ways and the via node, or the via way(s) (comma-separated names).
  */
 export interface Grid {
   map: string
@@ -69,12 +70,17 @@ export async function grid(spec: Grid): Promise<GridRouter> {
     }
     edgesOfWay.set(name, list)
   }
+  const roadEdges = (way: string): RoadEdge[] => edgesOfWay.get(way)!.map((id) => ({id, ...(db.prepare('SELECT source, target, car FROM edges WHERE id = ?').get(id) as {source: number; target: number; car: number})}))
   spec.restrictions?.forEach((r, i) => {
-    const touching = (way: string) => edgesOfWay.get(way)!.find((e) => {
-      const row = db.prepare('SELECT source, target FROM edges WHERE id = ?').get(e) as {source: number; target: number}
-      return row.source === nodeId.get(r.via) || row.target === nodeId.get(r.via)
-    })
-    db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?)').run(i + 1, i + 1, r.type, null, r.except ?? null, 0, nodeId.get(r.via), null, 0, touching(r.from), touching(r.to))
+    const insert = db.prepare('INSERT INTO turn_restrictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)')
+    if (r.via.split(',').every((w) => w in spec.ways)) {
+      // via ways, resolved as the importer does
+      const chain = viaWayChain(roadEdges(r.from), r.via.split(',').flatMap(roadEdges), roadEdges(r.to))
+      insert.run(i + 1, i + 1, r.type, null, r.except ?? null, 0, null, 0, 0, chain?.from ?? null, chain?.to ?? null, chain?.via.join(',') ?? null)
+      return
+    }
+    const touching = (way: string) => roadEdges(way).find((e) => e.source === nodeId.get(r.via) || e.target === nodeId.get(r.via))?.id
+    insert.run(i + 1, i + 1, r.type, null, r.except ?? null, 0, nodeId.get(r.via), null, 0, touching(r.from), touching(r.to), null)
   })
   const net = readNetwork(db)
   const netFile = path.join(dir, 'net.bin')

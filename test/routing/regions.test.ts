@@ -6,7 +6,8 @@ import type {MapData} from '../../src/map/mapdata.js'
 import {importOsm} from '../../src/osm/index.js'
 import {regionRouting} from '../../src/routing/index.js'
 import {contract} from '../../src/routing/ch.js'
-import {modeArcs, readNetwork, readRestrictions} from '../../src/routing/graph.js'
+import {modeArcs, readNetwork} from '../../src/routing/graph.js'
+import {arcSequences, readRestrictions} from '../../src/routing/restrictions.js'
 import {MODES} from '../../src/routing/profile.js'
 import {bestOrder, routeDirections} from '../../src/routing/service.js'
 import type {Snap} from '../../src/routing/snap.js'
@@ -23,6 +24,9 @@ afterAll(() => {
   map?.close()
   rmSync(dataDir, {recursive: true, force: true})
 })
+
+/** the via-way relations of liechtenstein.osm.pbf (all no_*, for every mode): every one resolves to a chain of edges */
+const VIA_WAY_NO_ROWS = 7
 
 const random = (seed: number) => () => ((seed = (seed * 16807) % 2147483647) / 2147483647)
 
@@ -104,6 +108,40 @@ describe('routing on real regions (Monaco, Liechtenstein)', () => {
     expect(order[7]).toBe(7)
     expect(new Set(order).size).toBe(8)
     expect(cost(order)).toBeCloseTo(brute, 6)
+  })
+
+  it('via-way restrictions (Liechtenstein): no route takes a restricted sequence, though some would be faster', () => {
+    const db = map.db('liechtenstein')!
+    const rows = db.prepare(`SELECT restriction, from_edge, via_edges, to_edge FROM turn_restrictions
+      WHERE via_edges IS NOT NULL AND modes IS NULL AND restriction LIKE 'no_%'`).raw().all() as [string, number, string, number][]
+    expect(rows.length).toBe(VIA_WAY_NO_ROWS)
+    const r = regionRouting(map, 'liechtenstein')!.mode(0)
+    const {g, net} = r
+    const mid = (edge: number): Snap => {
+      const s = net.geomOff[edge]
+      return {edge, t: 0.5, lon: net.geom[s] / 1e7, lat: net.geom[s + 1] / 1e7, offset: 0}
+    }
+    const contains = (arcs: number[], seq: number[]) => arcs.some((_a, i) => seq.every((x, j) => arcs[i + j] === x))
+    let faster = 0, checked = 0
+    for (const [, from, via, to] of rows) {
+      const restriction = {from: from - 1, to: to - 1, only: false, via: via.split(',').map(Number).map((e) => (e > 0 ? 2 * (e - 1) : 2 * (-e - 1) + 1))}
+      for (const seq of arcSequences(net, restriction)) {
+        if (!seq.every((a) => g.arcW[a] > 0)) continue
+        const a = mid(from - 1), b = mid(to - 1)
+        const fast = r.route(a, b), plain = r.dijkstra(a, {to: b}).path
+        const [cell] = r.matrix([a], [b])[0]
+        const restricted = 0.5 * g.arcT[seq[0]] + seq.slice(1, -1).reduce((sum, x) => sum + g.arcT[x], 0) + 0.5 * g.arcT[seq[seq.length - 1]]
+        checked++
+        if (!fast) continue // the restriction leaves no way round (a dead end behind it)
+        expect(contains(fast.arcs, seq)).toBe(false)
+        expect(contains(plain!.arcs, seq)).toBe(false)
+        expect(fast.w).toBeCloseTo(plain!.w, 6)
+        expect(cell!.w).toBeCloseTo(fast.w, 6)
+        if (restricted < fast.w) faster++
+      }
+    }
+    expect(checked).toBeGreaterThan(0)
+    expect(faster).toBeGreaterThan(0)
   })
 
   it('geometry encodings round-trip: polyline5, polyline6 and linestring describe the same line', () => {
