@@ -52,20 +52,21 @@ if (process.env.BENCH_ROLE === 'first') {
   const ready = performance.now() - started
   // node:http, already loaded by the server (fetch would time loading undici too)
   const timedGet = async (query) => {
-    const t = performance.now()
+    const t = performance.now(), c = process.cpuUsage()
     const status = await new Promise((resolve, reject) => {
       http.get(`${serving.server.url}/maps/static?${query}&publishableKey=${key}`, (res) => {
         res.resume()
         res.on('end', () => resolve(res.statusCode))
       }).on('error', reject)
     })
-    return {status, ms: performance.now() - t}
+    const cpu = process.cpuUsage(c)
+    return {status, ms: performance.now() - t, cpu: (cpu.user + cpu.system) / 1000}
   }
   // BENCH_PIPELINE=1: a refused request first, so the image's time leaves out the HTTP pipeline's first run
   const pipeline = process.env.BENCH_PIPELINE ? await timedGet('width=1') : undefined
-  const {status, ms} = await timedGet(process.env.BENCH_QUERY)
+  const {status, ms, cpu} = await timedGet(process.env.BENCH_QUERY)
   if (status !== 200) throw new Error(`first image: ${status}`)
-  const result = {ms, ready, pipeline: pipeline?.ms, rss: process.memoryUsage.rss()}
+  const result = {ms, cpu, ready, pipeline: pipeline?.ms, rss: process.memoryUsage.rss()}
   if (process.send) process.send(result)
   else console.log(JSON.stringify(result))
   await serving.stop()
@@ -85,7 +86,7 @@ async function firstImage(dataDir, query, runs = 3) {
     await new Promise((resolve) => child.once('exit', resolve))
   }
   const median = (k) => got.map((g) => g[k]).sort((a, b) => a - b)[Math.floor(runs / 2)]
-  return {ms: median('ms'), ready: median('ready'), rss: Math.round(median('rss') / 1048576), all: got.map((g) => g.ms.toFixed(0)).join(', ')}
+  return {ms: median('ms'), cpu: median('cpu'), ready: median('ready'), rss: Math.round(median('rss') / 1048576), all: got.map((g) => g.ms.toFixed(0)).join(', ')}
 }
 const dataDir = reuse ?? mkdtempSync(path.join(os.tmpdir(), 'loc-bench-maps-'))
 const memory = peakRss()
@@ -163,16 +164,19 @@ try {
   inProcess.sort((a, b) => a - b)
   // cold: a fresh renderer per image, so every tile is drawn (the first image of an area)
   const cold = async (query, n) => {
-    const ms = []
+    const ms = [], cpu = []
     for (let i = 0; i < n; i++) {
       const fresh = createStaticMaps(system.map, {stylesDir: 'config/styles', markersDir: dataDir})
       const input = parseStaticMap(Object.fromEntries(new URLSearchParams(query(i))))
-      const t = performance.now()
+      const t = performance.now(), c = process.cpuUsage()
       await fresh.render(input)
       ms.push(performance.now() - t)
+      const used = process.cpuUsage(c)
+      cpu.push((used.user + used.system) / 1000)
     }
     ms.sort((a, b) => a - b)
-    return percentile(ms, 50)
+    cpu.sort((a, b) => a - b)
+    return {p50: percentile(ms, 50), cpu: percentile(cpu, 50)}
   }
   const coldS1 = await cold((i) => monacoQuery(1, i), 7)
   const coldS2 = await cold((i) => monacoQuery(2, i), 5)
@@ -233,17 +237,23 @@ try {
   report(`bench/static-map — GET /maps/static over HTTP, sequential (load average ${load})`, [
     {name: '600×400 z15, 10 markers, 200-pt path', value: ''},
     row('  first image, fresh process', first1.ms, 50),
-    row('  new area (no tile drawn) p50', coldS1, 50),
+    {name: '    its CPU time', value: first1.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldS1.p50, 50),
+    {name: '    its CPU time p50', value: coldS1.cpu, unit: 'ms'},
     row('  warm p50', s1.p50, 50),
     {name: '  warm p99 / PNG size', value: `${s1.p99.toFixed(1)} / ${Math.round(s1.bytes / 1024)}`, unit: 'ms/KiB'},
     {name: 'same at scale 2', value: ''},
     row('  first image, fresh process', first2.ms, 150),
-    row('  new area (no tile drawn) p50', coldS2, 150),
+    {name: '    its CPU time', value: first2.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldS2.p50, 150),
+    {name: '    its CPU time p50', value: coldS2.cpu, unit: 'ms'},
     row('  warm p50', s2.p50, 150),
     {name: '  warm p99 / PNG size', value: `${s2.p99.toFixed(1)} / ${Math.round(s2.bytes / 1024)}`, unit: 'ms/KiB'},
     {name: `2048×2048 z12, bench file's largest region`, value: ''},
     row('  first image, fresh process', firstBig.ms, 1000),
-    row('  new area (no tile drawn) p50', coldBig, 1000),
+    {name: '    its CPU time', value: firstBig.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldBig.p50, 1000),
+    {name: '    its CPU time p50', value: coldBig.cpu, unit: 'ms'},
     row('  warm p50', large.p50, 1000),
     {name: '  warm p99 / PNG size', value: `${large.p99.toFixed(1)} / ${Math.round(large.bytes / 1024)}`, unit: 'ms/KiB'},
     {name: `  at ${cell.lat.toFixed(3)},${cell.lon.toFixed(3)} (${cell.n} road nodes)`, value: ''},

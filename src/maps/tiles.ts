@@ -167,7 +167,7 @@ export class BaseTiles {
 }
 
 /** How long the renderer must have drawn nothing before it draws pending tile blocks. */
-const IDLE_MS = 30
+const IDLE_MS = 250
 
 /** The sea reaches this many mask cells from a cell holding data. */
 const SEA_REACH = 1.5
