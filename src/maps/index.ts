@@ -56,8 +56,9 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
       const data = drawingData(map, [-180, -90, 180, 90])
       const area = data.find((d) => d.areas.length)?.areas[0]
       if (!area) return
-      // one small throwaway image: the first real one then finds fonts, code and canvas warm
-      const {draw, BaseTiles} = await load()
+      // every font face, and one small throwaway image: the first real one then finds fonts, code and canvas warm
+      const {draw, BaseTiles, warmFonts} = await load()
+      warmFonts()
       const lon = (area[0] + area[2]) / 2, lat = (area[1] + area[3]) / 2
       const input = {width: 256, height: 256, center: [lon, lat] as [number, number], zoom: 15, scale: 1, style: 'service-default-v1', language: 'local',
         markers: [{color: '#000257', size: 'normal' as const, points: [lon, lat]}], paths: [{stroke: '#000257', width: 4, border: '#ffffff', borderWidth: 1, points: [lon - 0.001, lat, lon + 0.001, lat]}]}
