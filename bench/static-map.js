@@ -1,13 +1,15 @@
 // bench/static-map: GET /maps/static through a real server built by the composition root, over
 // Monaco (data/monaco.osm.pbf) and the largest region of ../shared/data/osm/bench-multi-region.osm.pbf
 // (read by path; BENCH_PBF overrides). Every measured request is an image-cache miss (the centre
-// moves a little each time) except the cached repeats; the base map's tiles are warm after two
-// unmeasured requests, as for any service drawing the same area again. "Cold" rows draw every tile:
-// each sample uses a fresh renderer (in-process, no HTTP). The client is node:http with keep-alive
-// (fetch adds about a millisecond of its own per request in this process).
+// moves a little each time) except the cached repeats. "Warm" rows: the base map's tiles are drawn
+// by three unmeasured requests first, as for any service drawing the same area again. "New area"
+// rows draw the base map of every image: each sample uses a fresh renderer (in-process, no HTTP).
+// The client is node:http with keep-alive (fetch adds about a millisecond of its own per request).
+// "First image" rows: a fresh process (BENCH_ROLE=first, forked three times per row) opens the
+// system, serves (which loads the renderer and the drawing data) and times its first GET.
 // Renderer alternatives: the same base-map geometry drawn and encoded by @napi-rs/canvas (the one
 // used) and by pureimage (the design card's), in-process.
-import {execSync} from 'node:child_process'
+import {execSync, fork} from 'node:child_process'
 import http from 'node:http'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
@@ -18,7 +20,7 @@ import {createCanvas} from '@napi-rs/canvas'
 import * as PImage from 'pureimage'
 import {loadConfig} from '../dist/config/index.js'
 import {createLogger} from '../dist/log.js'
-import {drawingData} from '../dist/maps/drawing.js'
+import {drawingData, regionDrawing} from '../dist/maps/drawing.js'
 import {encodePng} from '../dist/maps/png.js'
 import {viewport} from '../dist/maps/projection.js'
 import {importOsm} from '../dist/osm/index.js'
@@ -33,6 +35,59 @@ const N = Number(process.env.BENCH_N ?? 40)
 
 // BENCH_DATA_DIR: a data dir where both were imported before (region names monaco and bench), kept
 const reuse = process.env.BENCH_DATA_DIR
+
+const markers = Array.from({length: 10}, (_, i) => `${(43.731 + (i % 5) * 0.003).toFixed(4)},${(7.415 + Math.floor(i / 5) * 0.015 + (i % 3) * 0.002).toFixed(4)}`)
+const pathPts = Array.from({length: 200}, (_, i) => `${(43.728 + 0.02 * (i / 199) + 0.002 * Math.sin(i / 9)).toFixed(5)},${(7.412 + 0.03 * (i / 199)).toFixed(5)}`)
+const overlay = `markers=color:0xe53935|${markers.join('|')}&path=stroke:0x1565c0|width:4|${pathPts.join('|')}`
+const monacoQuery = (scale, i) => `width=600&height=400&zoom=15&scale=${scale}&center=43.7384,${(7.4246 + i * 1e-5).toFixed(5)}&${overlay}`
+const bigQuery = (cell, i) => `width=2048&height=2048&zoom=12&center=${cell.lat.toFixed(5)},${(cell.lon + i * 1e-4).toFixed(5)}`
+
+if (process.env.BENCH_ROLE === 'first') {
+  // a fresh process: start as `loc serve` does, then time the first image over HTTP
+  const started = performance.now()
+  const config = loadConfig({env: {}, overrides: {dataDir: process.env.BENCH_DIR, port: 0, logLevel: 'silent', rateLimits: {staticMaps: 1e9}}})
+  const system = await openSystem(config, {log: createLogger('silent')})
+  const {key} = createKey(system.store, 'publishable', 'test')
+  const serving = await serve(system, {jobs: false})
+  const ready = performance.now() - started
+  // node:http, already loaded by the server (fetch would time loading undici too)
+  const timedGet = async (query) => {
+    const t = performance.now(), c = process.cpuUsage()
+    const status = await new Promise((resolve, reject) => {
+      http.get(`${serving.server.url}/maps/static?${query}&publishableKey=${key}`, (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode))
+      }).on('error', reject)
+    })
+    const cpu = process.cpuUsage(c)
+    return {status, ms: performance.now() - t, cpu: (cpu.user + cpu.system) / 1000}
+  }
+  // BENCH_PIPELINE=1: a refused request first, so the image's time leaves out the HTTP pipeline's first run
+  const pipeline = process.env.BENCH_PIPELINE ? await timedGet('width=1') : undefined
+  const {status, ms, cpu} = await timedGet(process.env.BENCH_QUERY)
+  if (status !== 200) throw new Error(`first image: ${status}`)
+  const result = {ms, cpu, ready, pipeline: pipeline?.ms, rss: process.memoryUsage.rss()}
+  if (process.send) process.send(result)
+  else console.log(JSON.stringify(result))
+  await serving.stop()
+  await system.close()
+  process.exit(0)
+}
+
+/** Median over `runs` fresh processes of the first image's time, the start-up time and the RSS after it. */
+async function firstImage(dataDir, query, runs = 3) {
+  const got = []
+  for (let i = 0; i < runs; i++) {
+    const child = fork(fileURLToPath(import.meta.url), [], {env: {...process.env, BENCH_ROLE: 'first', BENCH_DIR: dataDir, BENCH_QUERY: query}})
+    got.push(await new Promise((resolve, reject) => {
+      child.once('message', resolve)
+      child.once('exit', (code) => reject(new Error(`first-image process exited with ${code}`)))
+    }))
+    await new Promise((resolve) => child.once('exit', resolve))
+  }
+  const median = (k) => got.map((g) => g[k]).sort((a, b) => a - b)[Math.floor(runs / 2)]
+  return {ms: median('ms'), cpu: median('cpu'), ready: median('ready'), rss: Math.round(median('rss') / 1048576), all: got.map((g) => g.ms.toFixed(0)).join(', ')}
+}
 const dataDir = reuse ?? mkdtempSync(path.join(os.tmpdir(), 'loc-bench-maps-'))
 const memory = peakRss()
 try {
@@ -45,19 +100,26 @@ try {
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {staticMaps: 1e9}}})
   const system = await openSystem(config, {log: createLogger('silent')})
   const {key} = createKey(system.store, 'publishable', 'test')
-  const serving = await serve(system, {jobs: false})
-  const url = serving.server.url
 
   // the largest region inside the merged file: the half-degree cell with the most road edges
   const db = system.map.db('bench')
   const cell = db.prepare(`SELECT round(lon * 2) / 2 AS cx, round(lat * 2) / 2 AS cy, count(*) AS n, avg(lon) AS lon, avg(lat) AS lat
     FROM graph_nodes GROUP BY cx, cy ORDER BY n DESC LIMIT 1`).get()
 
-  const markers = Array.from({length: 10}, (_, i) => `${(43.731 + (i % 5) * 0.003).toFixed(4)},${(7.415 + Math.floor(i / 5) * 0.015 + (i % 3) * 0.002).toFixed(4)}`)
-  const pathPts = Array.from({length: 200}, (_, i) => `${(43.728 + 0.02 * (i / 199) + 0.002 * Math.sin(i / 9)).toFixed(5)},${(7.412 + 0.03 * (i / 199)).toFixed(5)}`)
-  const overlay = `markers=color:0xe53935|${markers.join('|')}&path=stroke:0x1565c0|width:4|${pathPts.join('|')}`
-  const monacoQuery = (scale, i) => `width=600&height=400&zoom=15&scale=${scale}&center=43.7384,${(7.4246 + i * 1e-5).toFixed(5)}&${overlay}`
-  const bigQuery = (i) => `width=2048&height=2048&zoom=12&center=${cell.lat.toFixed(5)},${(cell.lon + i * 1e-4).toFixed(5)}`
+  console.log('first images in fresh processes ...')
+  const first1 = await firstImage(dataDir, monacoQuery(1, 0))
+  const first2 = await firstImage(dataDir, monacoQuery(2, 0))
+  const firstBig = await firstImage(dataDir, bigQuery(cell, 0))
+
+  // drawing data load per region (serve loads it before listening; here timed one by one)
+  const loads = system.map.regions().map((r) => {
+    const t = performance.now()
+    regionDrawing(system.map, r.name)
+    return {name: r.name, ms: performance.now() - t}
+  })
+  const serving = await serve(system, {jobs: false})
+  const url = serving.server.url
+
 
   const agent = new http.Agent({keepAlive: true})
   const get = (target, headers = {}) => new Promise((resolve, reject) => {
@@ -70,7 +132,7 @@ try {
   async function timed(query, n, headers) {
     const ms = []
     let bytes = 0
-    for (let i = -2; i < n; i++) {
+    for (let i = -3; i < n; i++) {
       const started = performance.now()
       const res = await get(`${url}/maps/static?${query(i)}&publishableKey=${key}`, headers)
       const body = res.body
@@ -86,7 +148,7 @@ try {
 
   const s1 = await timed((i) => monacoQuery(1, i), N)
   const s2 = await timed((i) => monacoQuery(2, i), N)
-  const large = await timed(bigQuery, 5)
+  const large = await timed((i) => bigQuery(cell, i), 5)
   const cached = await timed(() => monacoQuery(1, 0), N * 5)
   const etag = (await get(`${url}/maps/static?${monacoQuery(1, 0)}&publishableKey=${key}`)).etag
   const notModified = await timed(() => monacoQuery(1, 0), N * 5, {'if-none-match': etag})
@@ -102,20 +164,23 @@ try {
   inProcess.sort((a, b) => a - b)
   // cold: a fresh renderer per image, so every tile is drawn (the first image of an area)
   const cold = async (query, n) => {
-    const ms = []
+    const ms = [], cpu = []
     for (let i = 0; i < n; i++) {
       const fresh = createStaticMaps(system.map, {stylesDir: 'config/styles', markersDir: dataDir})
       const input = parseStaticMap(Object.fromEntries(new URLSearchParams(query(i))))
-      const t = performance.now()
+      const t = performance.now(), c = process.cpuUsage()
       await fresh.render(input)
       ms.push(performance.now() - t)
+      const used = process.cpuUsage(c)
+      cpu.push((used.user + used.system) / 1000)
     }
     ms.sort((a, b) => a - b)
-    return percentile(ms, 50)
+    cpu.sort((a, b) => a - b)
+    return {p50: percentile(ms, 50), cpu: percentile(cpu, 50)}
   }
   const coldS1 = await cold((i) => monacoQuery(1, i), 7)
   const coldS2 = await cold((i) => monacoQuery(2, i), 5)
-  const coldBig = await cold(bigQuery, 3)
+  const coldBig = await cold((i) => bigQuery(cell, i), 3)
 
   // renderer alternatives: the same shapes (600×400 z15 Monaco, geometry only) drawn and encoded by each
   const view = {lon: 7.4246, lat: 43.7384, zoom: 15, width: 600, height: 400}
@@ -167,25 +232,44 @@ try {
   await serving.stop()
   await system.close()
   const load = execSync('uptime').toString().trim().replace(/.*load average: /, '')
-  report(`bench/static-map — GET /maps/static over HTTP, sequential, cache misses unless cached (load average ${load})`, [
-    {name: '600×400 z15, 10 markers, 200-pt path p50', value: s1.p50, unit: 'ms', target: '≤ 50 ms', ok: s1.p50 <= 50},
-    {name: '  p99 / PNG size', value: `${s1.p99.toFixed(1)} / ${Math.round(s1.bytes / 1024)}`, unit: 'ms/KiB'},
-    {name: 'same at scale 2 p50', value: s2.p50, unit: 'ms', target: '≤ 150 ms', ok: s2.p50 <= 150},
-    {name: '  p99 / PNG size', value: `${s2.p99.toFixed(1)} / ${Math.round(s2.bytes / 1024)}`, unit: 'ms/KiB'},
-    {name: `2048×2048 z12 bench region p50`, value: large.p50, unit: 'ms', target: '≤ 1000 ms', ok: large.p50 <= 1000},
-    {name: `  at ${cell.lat.toFixed(3)},${cell.lon.toFixed(3)} (${cell.n} road nodes)`, value: `${Math.round(large.bytes / 1024)}`, unit: 'KiB'},
-    {name: 'cached repeat p50 (HTTP round trip)', value: cached.p50, unit: 'ms', target: '≤ 1 ms', ok: cached.p50 <= 1},
+  const mapsStage = big.stages.find((s) => s.name === 'maps')
+  const row = (name, ms, limit) => ({name, value: ms, unit: 'ms', target: `≤ ${limit} ms`, ok: ms <= limit})
+  report(`bench/static-map — GET /maps/static over HTTP, sequential (load average ${load})`, [
+    {name: '600×400 z15, 10 markers, 200-pt path', value: ''},
+    row('  first image, fresh process', first1.ms, 50),
+    {name: '    its CPU time', value: first1.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldS1.p50, 50),
+    {name: '    its CPU time p50', value: coldS1.cpu, unit: 'ms'},
+    row('  warm p50', s1.p50, 50),
+    {name: '  warm p99 / PNG size', value: `${s1.p99.toFixed(1)} / ${Math.round(s1.bytes / 1024)}`, unit: 'ms/KiB'},
+    {name: 'same at scale 2', value: ''},
+    row('  first image, fresh process', first2.ms, 150),
+    {name: '    its CPU time', value: first2.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldS2.p50, 150),
+    {name: '    its CPU time p50', value: coldS2.cpu, unit: 'ms'},
+    row('  warm p50', s2.p50, 150),
+    {name: '  warm p99 / PNG size', value: `${s2.p99.toFixed(1)} / ${Math.round(s2.bytes / 1024)}`, unit: 'ms/KiB'},
+    {name: `2048×2048 z12, bench file's largest region`, value: ''},
+    row('  first image, fresh process', firstBig.ms, 1000),
+    {name: '    its CPU time', value: firstBig.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', coldBig.p50, 1000),
+    {name: '    its CPU time p50', value: coldBig.cpu, unit: 'ms'},
+    row('  warm p50', large.p50, 1000),
+    {name: '  warm p99 / PNG size', value: `${large.p99.toFixed(1)} / ${Math.round(large.bytes / 1024)}`, unit: 'ms/KiB'},
+    {name: `  at ${cell.lat.toFixed(3)},${cell.lon.toFixed(3)} (${cell.n} road nodes)`, value: ''},
+    {name: 'first images per run (600×400, ×2, 2048²)', value: `${first1.all} | ${first2.all} | ${firstBig.all}`, unit: 'ms'},
+    {name: 'fresh process: start until serving', value: first1.ready, unit: 'ms'},
+    ...loads.map((l) => ({name: `drawing data load, region ${l.name}`, value: l.ms, unit: 'ms', target: '≤ 1000 ms', ok: l.ms <= 1000})),
+    row('cached repeat p50 (HTTP round trip)', cached.p50, 1),
     {name: '  304 to If-None-Match p50 (HTTP)', value: notModified.p50, unit: 'ms'},
-    {name: '  in-process lookup by query p50', value: percentile(inProcess, 50), unit: 'ms', target: '≤ 1 ms', ok: percentile(inProcess, 50) <= 1},
-    {name: 'cold (every tile drawn) 600×400 z15 p50', value: coldS1, unit: 'ms'},
-    {name: 'cold (every tile drawn) at scale 2 p50', value: coldS2, unit: 'ms'},
-    {name: 'cold (every tile drawn) 2048² z12 p50', value: coldBig, unit: 'ms'},
+    row('  in-process lookup by query p50', percentile(inProcess, 50), 1),
     {name: 'renderer @napi-rs/canvas, geometry', value: napi.p50, unit: 'ms'},
     {name: 'renderer pureimage, same geometry', value: pure.p50, unit: 'ms'},
-    {name: 'pureimage / @napi-rs/canvas time', value: `${(pure.p50 / napi.p50).toFixed(1)} ×`},
+    {name: 'baseline: pureimage / @napi-rs/canvas', value: `${(pure.p50 / napi.p50).toFixed(1)} ×`},
     {name: 'bench file import (incl. maps stage)', value: big.seconds, unit: 's'},
-    {name: '  maps stage', value: big.stages.find((s) => s.name === 'maps')?.seconds ?? NaN, unit: 's'},
+    {name: '  maps stage / maps.bin', value: `${(mapsStage?.seconds ?? NaN).toFixed(1)} / ${Math.round((mapsStage?.blobs?.maps ?? NaN) / 1048576)}`, unit: 's/MiB'},
     {name: 'peak RSS (server, imports, renders)', value: memory.stop(), unit: 'MB'},
+    {name: 'RSS of a fresh process after its first image', value: first1.rss, unit: 'MB'},
   ])
 } finally {
   if (!reuse) rmSync(dataDir, {recursive: true, force: true})

@@ -80,6 +80,7 @@ export interface Serving {
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   // the shipped US state shapes take ~70 ms to decode: before the first request, not during one
   shippedStateAt(0, 0)
+  await system.staticMaps.warm().catch((err) => system.log.warn({err}, 'static maps: renderer or drawing data failed to load'))
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)
   const syncs = options.jobs === false ? undefined : startSyncScheduler(system)

@@ -1,6 +1,7 @@
 import type {SKRSContext2D} from '@napi-rs/canvas'
 import {Layer, FLAG_BRIDGE, FLAG_TUNNEL} from './stage.js'
 import type {Shape} from './drawing.js'
+import {MAX_LAT, TILE} from './projection.js'
 import type {MapStyle, RoadClass} from './style.js'
 
 export type Ctx = SKRSContext2D
@@ -32,12 +33,16 @@ export interface Projection {
   y(lat: number): number
 }
 
-export function project(shape: Shape, p: Projection): Prepared {
+/** A shape's points (1e-7 degrees) in pixels of zoom `z` relative to world pixel `ox`, `oy` (worldX/worldY inlined). */
+export function project(shape: Shape, z: number, ox: number, oy: number): Prepared {
   const {coords} = shape
   const px = new Float64Array(coords.length)
+  const size = TILE * 2 ** z, kx = size / 360 / 1e7, ky = size / (2 * Math.PI), rad = Math.PI / 180 / 1e7, limit = MAX_LAT * 1e7
   for (let k = 0; k < coords.length; k += 2) {
-    px[k] = p.x(coords[k] / 1e7)
-    px[k + 1] = p.y(coords[k + 1] / 1e7)
+    px[k] = coords[k] * kx + size / 2 - ox
+    const lat = coords[k + 1]
+    const phi = (lat > limit ? limit : lat < -limit ? -limit : lat) * rad
+    px[k + 1] = size / 2 - Math.log(Math.tan(Math.PI / 4 + phi / 2)) * ky - oy
   }
   return {shape, px}
 }
@@ -52,12 +57,13 @@ export interface SeaMask {
 /** Prepared shapes by layer. */
 export type Layers = Map<number, Prepared[]>
 
-export function byLayer(shapes: Shape[], p: Projection): Layers {
+/** Shapes by layer, in pixels of zoom `z` relative to world pixel `ox`, `oy`. */
+export function byLayer(shapes: Shape[], z: number, ox: number, oy: number): Layers {
   const layers: Layers = new Map()
   for (const shape of shapes) {
     let list = layers.get(shape.layer)
     if (!list) layers.set(shape.layer, (list = []))
-    list.push(project(shape, p))
+    list.push(project(shape, z, ox, oy))
   }
   return layers
 }

@@ -118,3 +118,4 @@ async function remoteIcon(url: string, source: IconSource): Promise<Image> {
 }
 
 export {BaseTiles} from './tiles.js'
+export {warmFonts} from './font.js'

@@ -1,10 +1,12 @@
+import Flatbush from 'flatbush'
 import type Database from 'better-sqlite3'
+import {readBlob} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
+import {MAPS_BLOB, MAPS_BLOB_VERSION, TEXT_COLUMNS, Text, packShapes} from './pack.js'
 import type {Box} from './sea.js'
-import {type Parts, decodeParts} from './shapes.js'
-import {MASK_CELL} from './stage.js'
+import {BANDS, MASK_CELL} from './stage.js'
 
-export interface Shape extends Parts {
+export interface Shape {
   layer: number
   cls: string
   name: string | null
@@ -12,29 +14,63 @@ export interface Shape extends Parts {
   names: string | null
   ref: string | null
   flags: number
+  /** points per part */
+  counts: Uint32Array
+  /** lon, lat pairs in 1e-7 degrees, parts one after another */
+  coords: Int32Array
 }
 
-type Row = [number, string, string | null, string | null, string | null, number, Buffer]
+/** Where the packed sections come from: the region's blob, or packed from its tables on load. */
+interface Source {
+  array<T>(name: string, type: {new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number}): T
+  bytes(name: string): Uint8Array
+  has(name: string): boolean
+}
 
-/** One region's drawing data (the `maps` stage's tables), queried by box and zoom. */
+/**
+ * One region's drawing data (see pack.ts) as typed arrays with a flatbush per zoom band: a view's
+ * shapes are a flatbush search and array views, no SQL and no copies.
+ */
 export class DrawingData implements Engine {
-  private readonly query: Database.Statement | null
   /** Boxes where the region has data (see the stage's dataAreas). */
-  readonly areas: Box[]
+  readonly areas: Box[] = []
   /** Cells of MASK_CELL degrees holding road nodes (flat x, y indices), or null for regions imported before the mask existed. */
   private readonly mask: Int32Array | null
+  private readonly bands: Uint32Array
+  private readonly indexes: (Flatbush | null)[]
+  private readonly layer: Uint8Array
+  private readonly flags: Uint8Array
+  private readonly minzoom: Uint8Array
+  private readonly text: Uint32Array
+  private readonly parts: Uint32Array
+  private readonly counts: Uint32Array
+  private readonly first: Uint32Array
+  private readonly coords: Int32Array
+  private readonly strings: Uint8Array
+  private readonly stringEnds: Uint32Array
+  private readonly decoded: (string | undefined)[] = []
+  private readonly decoder = new TextDecoder()
 
-  constructor(db: Database.Database) {
-    const columns = (db.prepare('PRAGMA table_info(maps_shapes)').all() as {name: string}[]).map((c) => c.name)
-    const has = columns.length > 0
-    this.query = has
-      ? db.prepare(`SELECT s.layer, s.class, s.name, ${columns.includes('names') ? 's.names' : 'NULL'}, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
-          WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ?`).raw()
-      : null
-    const areas = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'areas'").pluck().get() as string | undefined) : undefined
-    this.areas = areas ? JSON.parse(areas) : []
-    const mask = has ? (db.prepare("SELECT value FROM maps_meta WHERE key = 'mask'").pluck().get() as string | undefined) : undefined
-    this.mask = mask ? Int32Array.from(JSON.parse(mask) as number[]) : null
+  constructor(s: Source) {
+    this.bands = s.array('bands', Uint32Array)
+    this.indexes = BANDS.map((_, b) => {
+      if (!s.has(`index${b}`)) return null
+      const bytes = s.bytes(`index${b}`)
+      return Flatbush.from(bytes.buffer as ArrayBuffer, bytes.byteOffset)
+    })
+    this.layer = s.array('layer', Uint8Array)
+    this.flags = s.array('flags', Uint8Array)
+    this.minzoom = s.array('minzoom', Uint8Array)
+    this.text = s.array('text', Uint32Array)
+    this.parts = s.array('parts', Uint32Array)
+    this.counts = s.array('counts', Uint32Array)
+    this.first = s.array('first', Uint32Array)
+    this.coords = s.array('coords', Int32Array)
+    this.strings = s.bytes('strings')
+    this.stringEnds = s.array('stringEnds', Uint32Array)
+    const areas = s.array('areas', Float64Array)
+    for (let i = 0; i + 3 < areas.length; i += 4) this.areas.push([areas[i], areas[i + 1], areas[i + 2], areas[i + 3]])
+    this.mask = s.bytes('hasMask')[0] ? s.array('mask', Int32Array) : null
   }
 
   /** The centres (lon, lat pairs) of the mask cells in `box`, or null when the region has no mask. */
@@ -49,29 +85,94 @@ export class DrawingData implements Engine {
     return out
   }
 
-  /** Whether the region was imported with the maps stage (older regions draw nothing). */
-  get drawable(): boolean {
-    return this.query !== null
-  }
-
   close(): void {}
 
-  /** Shapes whose box meets `box` at zoom `z` (an integer). */
+  /** Shapes whose box meets `box` at zoom `z` (an integer), in paint order (the stage's ids). */
   shapes(box: Box, z: number): Shape[] {
-    if (!this.query) return []
-    const rows = this.query.all(box[0], box[2], box[1], box[3], z, z) as Row[]
-    return rows.map(([layer, cls, name, names, ref, flags, geometry]) => ({layer, cls, name, names, ref, flags, ...decodeParts(geometry)}))
+    const b = BANDS.findIndex((band) => z >= band.min && z <= band.max)
+    const index = this.indexes[b]
+    if (!index) return []
+    const start = this.bands[2 * b]
+    const found = index.search(box[0], box[1], box[2], box[3])
+    found.sort((x, y) => x - y)
+    const out: Shape[] = []
+    for (const k of found) {
+      const i = start + k
+      if (this.minzoom[i] > z) continue
+      const t = i * TEXT_COLUMNS
+      out.push({
+        layer: this.layer[i],
+        cls: this.string(this.text[t + Text.Class])!,
+        name: this.string(this.text[t + Text.Name]),
+        names: this.string(this.text[t + Text.Names]),
+        ref: this.string(this.text[t + Text.Ref]),
+        flags: this.flags[i],
+        counts: this.counts.subarray(this.parts[i], this.parts[i + 1]),
+        coords: this.coords.subarray(this.first[i], this.first[i + 1]),
+      })
+    }
+    return out
+  }
+
+  private string(id: number): string | null {
+    if (id === 0) return null
+    let s = this.decoded[id]
+    if (s === undefined) this.decoded[id] = s = this.decoder.decode(this.strings.subarray(this.stringEnds[id - 1], this.stringEnds[id]))
+    return s
   }
 }
 
-/** The drawing data of every region that meets `box` (regions without the stage are skipped). */
+/** A region's drawing data from its `maps.bin`; regions imported before the blob existed get it packed from their tables on load. */
+export function loadDrawingData(db: Database.Database, blobFile: string | undefined): DrawingData | null {
+  if (blobFile) {
+    const blob = readBlob(blobFile, {kind: MAPS_BLOB, version: MAPS_BLOB_VERSION})
+    const names = new Set(blob.names())
+    return new DrawingData({array: blob.array, bytes: blob.section, has: (n) => names.has(n)})
+  }
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()) return null
+  const sections = packShapes(db)
+  const view = (name: string) => {
+    const v = sections[name]
+    return ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v)
+  }
+  return new DrawingData({
+    array: (name, type) => {
+      const v = view(name)
+      return new type(v.buffer, v.byteOffset, v.byteLength / type.BYTES_PER_ELEMENT)
+    },
+    bytes: view,
+    has: (name) => name in sections,
+  })
+}
+
+/** Regions without drawing data (imported before the maps stage) hold this engine. */
+const NONE = {close() {}}
+
+/** A region's drawing data, loaded on first use per generation; undefined when it has none. */
+export function regionDrawing(map: MapData, region: string): DrawingData | undefined {
+  const data = map.engine(region, 'drawing', ({db, blobFile}) => loadDrawingData(db, blobFile(MAPS_BLOB)) ?? NONE)
+  return data instanceof DrawingData ? data : undefined
+}
+
+/**
+ * The drawing data of the regions that meet `box`, one region per place: a region whose data areas
+ * in the box all lie inside data areas of a region listed before it (an extract imported twice, or
+ * a city inside its country's extract) is left out, so nothing is drawn twice.
+ */
 export function drawingData(map: MapData, box: Box): DrawingData[] {
   const out: DrawingData[] = []
+  const covered: Box[] = []
+  const meets = (a: Box) => a[2] >= box[0] && a[0] <= box[2] && a[3] >= box[1] && a[1] <= box[3]
+  const inside = (a: Box, b: Box) => a[0] >= b[0] && a[1] >= b[1] && a[2] <= b[2] && a[3] <= b[3]
   for (const region of map.regions()) {
     const b = region.bbox
     if (b && (b[2] < box[0] || b[0] > box[2] || b[3] < box[1] || b[1] > box[3])) continue
-    const data = map.engine(region.name, 'drawing', ({db}) => new DrawingData(db))
-    if (data?.drawable) out.push(data)
+    const data = regionDrawing(map, region.name)
+    if (!data) continue
+    const here = data.areas.filter(meets)
+    if (here.length && here.every((a) => covered.some((c) => inside(a, c)))) continue
+    out.push(data)
+    covered.push(...here)
   }
   return out
 }

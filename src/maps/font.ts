@@ -1,6 +1,6 @@
 import {createRequire} from 'node:module'
 import path from 'node:path'
-import {GlobalFonts} from '@napi-rs/canvas'
+import {GlobalFonts, createCanvas} from '@napi-rs/canvas'
 
 /** The labels' font family: Noto Sans from the @fontsource/noto-sans package, registered once. */
 export const FONT = 'LocNotoSans'
@@ -14,4 +14,15 @@ export function registerFonts(): void {
     GlobalFonts.registerFromPath(path.join(dir, `noto-sans-${file}.woff2`), FONT)
   }
   registered = true
+}
+
+/** Draws a little text in every face the map uses: a face's first use decodes its WOFF2 files (~10–20 ms each). */
+export function warmFonts(): void {
+  registerFonts()
+  const g = createCanvas(64, 64).getContext('2d')
+  for (const face of ['400', '500', 'italic 400', '600', '700']) {
+    g.font = `${face} 11px ${FONT}`
+    g.strokeText('Aé Ωω Жж', 0, 20)
+    g.fillText('Aé Ωω Жж', 0, 20)
+  }
 }

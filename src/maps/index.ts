@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {refuse} from '../errors.js'
 import type {MapData} from '../map/mapdata.js'
 import {ImageCache} from './cache.js'
+import {drawingData} from './drawing.js'
 import {viewOf} from './fit.js'
 import type {StaticMapInput} from './input.js'
 import type {View} from './projection.js'
@@ -22,6 +23,11 @@ export interface StaticMaps {
    * `maps.remoteIcons` setting (http(s) marker icons).
    */
   render(input: StaticMapInput, query?: Record<string, unknown>, options?: {remoteIcons?: boolean}): Promise<Rendered & {cached: boolean}>
+  /**
+   * Loads the renderer (native canvas, fonts) and every region's drawing data now, when some region
+   * can be drawn, so the first image after a start costs what any image over a new area costs.
+   */
+  warm(): Promise<void>
 }
 
 /** A rendered image and the view it shows (centre and zoom, also when fitted). */
@@ -44,7 +50,20 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
   const fetch = remoteFetcher(options.iconsFromAnyAddress)
   const queryKey = (query: Record<string, unknown>) =>
     query.style === undefined || (typeof query.style === 'string' && query.style in BUILT_IN_STYLES) ? `${map.generation}|?${JSON.stringify(query)}` : undefined
+  const load = () => (renderer ??= import('./draw.js'))
   return {
+    async warm() {
+      const data = drawingData(map, [-180, -90, 180, 90])
+      const area = data.find((d) => d.areas.length)?.areas[0]
+      if (!area) return
+      // every font face, and one small throwaway image: the first real one then finds fonts, code and canvas warm
+      const {draw, BaseTiles, warmFonts} = await load()
+      warmFonts()
+      const lon = (area[0] + area[2]) / 2, lat = (area[1] + area[3]) / 2
+      const input = {width: 256, height: 256, center: [lon, lat] as [number, number], zoom: 15, scale: 1, style: 'service-default-v1', language: 'local',
+        markers: [{color: '#000257', size: 'normal' as const, points: [lon, lat]}], paths: [{stroke: '#000257', width: 4, border: '#ffffff', borderWidth: 1, points: [lon - 0.001, lat, lon + 0.001, lat]}]}
+      draw(new BaseTiles(map, 0), input, viewOf(input), loadStyle(input.style, options.stylesDir)!, new Map())
+    },
     cached(query) {
       const key = queryKey(query)
       return key === undefined ? undefined : cache.get(key)
@@ -52,7 +71,7 @@ export function createStaticMaps(map: MapData, options: {stylesDir: string; mark
     async render(input, query, {remoteIcons = false} = {}) {
       const loaded = loadStyle(input.style, options.stylesDir)
       if (!loaded) throw refuse.invalid('style', 'service-default-v1, service-light-v1, service-dark-v1 or the id of a style file in config/styles')
-      const {draw, loadIcons, hasRemoteIcons, BaseTiles} = await (renderer ??= import('./draw.js'))
+      const {draw, loadIcons, hasRemoteIcons, BaseTiles} = await load()
       // an image with icon URLs depends on the setting, so it is cached per setting and never by query alone
       const remote = hasRemoteIcons(input)
       const cacheKey = `${map.generation}|${loaded.version}|${remote ? `remote:${remoteIcons}|` : ''}${JSON.stringify(input)}`

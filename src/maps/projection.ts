@@ -1,6 +1,6 @@
 /** Web Mercator in pixels of a 256-pixel tile at zoom `z`. */
 export const TILE = 256
-const MAX_LAT = 85.0511287798
+export const MAX_LAT = 85.0511287798
 
 export function worldX(lon: number, z: number): number {
   return ((lon + 180) / 360) * TILE * 2 ** z

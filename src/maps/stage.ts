@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import {type Coords, bbox, interiorPoint, signedArea, simplify} from '../osm/geom.js'
 import type {MapStage} from '../osm/stage.js'
 import {type Box, seaRings} from './sea.js'
+import {MAPS_BLOB, MAPS_BLOB_VERSION, packShapes} from './pack.js'
 import {encodeParts} from './shapes.js'
 
 /** Drawing layers, in the order they are painted. */
@@ -40,12 +41,14 @@ interface Shape {layer: Layer; cls: string; name: string | null; names?: string 
 /**
  * The static maps' drawing data, as tables in map.db (`maps_shapes` with its R*Tree, one row per
  * shape per zoom band): the sea built from the coastline, roads whole per way with bridge, tunnel
- * and ref, administrative boundaries, the extraction's other layers, and label points.
+ * and ref, administrative boundaries, the extraction's other layers, and label points. The
+ * renderer reads them packed as typed arrays in the blob `maps.bin` (pack.ts).
  */
 export const mapsStage: MapStage = {
   name: 'maps',
   // 2: the cells holding roads, for drawing sea only near them (maps_meta)
-  version: 2,
+  // 3: the blob maps.bin, the tables packed as typed arrays with a flatbush per band (pack.ts)
+  version: 3,
   async build(ctx) {
     const {db} = ctx
     db.exec(SCHEMA)
@@ -87,11 +90,14 @@ export const mapsStage: MapStage = {
     await ctx.progress(4, 5)
     db.exec('COMMIT')
     if (!rows && areas.length) ctx.warn('no drawing data')
+    ctx.writeBlob(MAPS_BLOB, packShapes(db), MAPS_BLOB_VERSION)
   },
   verify(ctx) {
     const n = ctx.db.prepare('SELECT count(*) FROM maps_shapes').pluck().get() as number
     const boxes = ctx.db.prepare('SELECT count(*) FROM maps_shapes_rtree').pluck().get() as number
     if (n !== boxes) throw new Error(`maps_shapes has ${n} rows and ${boxes} boxes`)
+    const packed = ctx.readBlob(MAPS_BLOB, MAPS_BLOB_VERSION).array('layer', Uint8Array).length
+    if (packed !== n) throw new Error(`maps.bin holds ${packed} shapes for ${n} rows of maps_shapes`)
   },
 }
 

@@ -2,6 +2,8 @@ import {rmSync} from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
 import {lineLength} from '../../src/osm/geom.js'
 import {importOsm} from '../../src/osm/index.js'
+import {readManifest, regionFile} from '../../src/map/manifest.js'
+import {loadDrawingData} from '../../src/maps/drawing.js'
 import {decodeParts} from '../../src/maps/shapes.js'
 import {Layer} from '../../src/maps/stage.js'
 import {fixture, openRegion, tempDataDir} from '../osm/helpers.js'
@@ -43,6 +45,32 @@ describe('maps stage (drawing data)', () => {
     expect(db.prepare('SELECT count(*) FROM maps_shapes WHERE layer = ?').pluck().get(Layer.Boundary)).toBeGreaterThan(0)
     // landlocked: no sea
     expect(db.prepare("SELECT count(*) FROM maps_shapes WHERE class = 'sea'").pluck().get()).toBe(0)
+    db.close()
+  })
+
+  it('packs the shapes into maps.bin: a view finds what the R*Tree finds, with the same geometry and names', () => {
+    const db = openRegion(dataDir, 'li')
+    const entry = readManifest(dataDir).regions.li
+    const packed = loadDrawingData(db, regionFile(dataDir, entry, entry.blobs.maps))!
+    // from the tables (a region imported before the blob) the same
+    const fromTables = loadDrawingData(db, undefined)!
+    const rows = db.prepare(`SELECT s.layer, s.class, s.name, s.ref, s.flags, s.geometry FROM maps_shapes_rtree r JOIN maps_shapes s ON s.id = r.id
+      WHERE r.max_lon >= ? AND r.min_lon <= ? AND r.max_lat >= ? AND r.min_lat <= ? AND s.minzoom <= ? AND s.maxzoom >= ? ORDER BY s.id`).raw()
+    for (const [box, z] of [[[9.50, 47.13, 9.53, 47.15], 16], [[9.45, 47.05, 9.60, 47.20], 13], [[9.4, 47.0, 9.7, 47.3], 9]] as const) {
+      const want = (rows.all(box[0], box[2], box[1], box[3], z, z) as [number, string, string | null, string | null, number, Buffer][])
+        .map(([layer, cls, name, ref, flags, g]) => ({layer, cls, name, ref, flags, ...decodeParts(g)}))
+      const got = packed.shapes([...box], z)
+      expect(want.length, `z${z}`).toBeGreaterThan(50)
+      // boxes of simplified shapes may be a little smaller than the R*Tree's (the unsimplified way's)
+      expect(got.length / want.length, `z${z}`).toBeGreaterThan(0.97)
+      const byKey = new Map(want.map((w) => [`${w.layer}|${w.coords.join(',')}`, w]))
+      for (const g of got) {
+        const w = byKey.get(`${g.layer}|${g.coords.join(',')}`)
+        expect(w, `z${z}: a shape the tables do not hold`).toBeDefined()
+        expect([g.cls, g.name, g.ref, g.flags, [...g.counts]]).toEqual([w!.cls, w!.name, w!.ref, w!.flags, [...w!.counts]])
+      }
+      expect(fromTables.shapes([...box], z)).toEqual(got)
+    }
     db.close()
   })
 })
