@@ -4,7 +4,7 @@ import {readBlob} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
-import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
+import {DOC_LAYERS, type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
 import {InterpolationLines} from './interpolation.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
@@ -31,6 +31,7 @@ export interface Hit {
 }
 
 const MAX_PREFIX_EXPANSIONS = 256
+const ADDRESS = DOC_LAYERS.indexOf('address')
 /** Words held by more docs than this are only checked on docs rarer words found (their forward index). */
 const COMMON_DF = 2000
 
@@ -54,6 +55,15 @@ export class Geocoder implements Engine {
   private readonly fwdStart: Uint32Array
   private readonly fwd: Uint32Array
   private readonly tokensPerDoc: number
+  /** per doc, flat for the ranking loop (Doc objects lie scattered on the heap): layer (DOC_LAYERS index), country (countryCodes index + 1, 0: none), importance, lon, lat */
+  private readonly layerOf: Uint8Array
+  private readonly countryOf: Uint16Array
+  private readonly countryCodes: string[] = []
+  private readonly importance: Float64Array
+  private readonly lon: Float64Array
+  private readonly lat: Float64Array
+  /** docs the current query reached, in the order reached, then the near-best of them */
+  private readonly touched: Uint32Array
   private query = 0
   /** address docs per street (folded street + city), for interpolation */
   private streets = new Map<string, number[]>()
@@ -89,7 +99,23 @@ export class Geocoder implements Engine {
     const fill = this.fwdStart.slice(0, this.n)
     for (let t = 0; t < tokens.length; t++) for (let p = postStart[t]; p < postStart[t + 1]; p++) this.fwd[fill[postings[p]]++] = t
     this.admin = admin
+    this.layerOf = new Uint8Array(this.n)
+    this.countryOf = new Uint16Array(this.n)
+    this.importance = new Float64Array(this.n)
+    this.lon = new Float64Array(this.n)
+    this.lat = new Float64Array(this.n)
+    this.touched = new Uint32Array(this.n)
+    const countries = new Map<string, number>()
     docs.forEach((d, i) => {
+      this.layerOf[i] = DOC_LAYERS.indexOf(d.layer)
+      if (d.countryCode) {
+        let c = countries.get(d.countryCode)
+        if (c === undefined) countries.set(d.countryCode, (c = this.countryCodes.push(d.countryCode)))
+        this.countryOf[i] = c
+      }
+      this.importance[i] = d.importance
+      this.lon[i] = d.lon
+      this.lat[i] = d.lat
       if (d.layer === 'street' && d.ref !== null) this.streetDoc.set(d.ref, d)
       if (d.layer !== 'address' || !d.street) return
       const key = `${fold(d.street)}|${d.city ?? ''}`
@@ -131,8 +157,8 @@ export class Geocoder implements Engine {
   search(query: string[], opts: SearchOptions): Hit[] {
     if (!query.length || !this.n) return []
     const q = ++this.query
-    const {scores, stamp, seenBy, mark, postings, postStart} = this
-    const touched: number[] = []
+    const {scores, stamp, seenBy, mark, postings, postStart, touched} = this
+    let reached = 0
     const marked: number[] = []
     let total = 0
     const numbers: string[] = []
@@ -147,9 +173,9 @@ export class Geocoder implements Engine {
     for (const {k, expansions, df, prefix} of words) {
       let best = expansions.length ? 0 : Math.log(1 + this.n)
       // a common word, or the word being typed once the others found docs (it completes them, as Photon's prefix filter)
-      const found = touched.length > 0 && (prefix ? touched.length * this.tokensPerDoc < df * 2 : df > COMMON_DF && df > touched.length * 8)
+      const found = reached > 0 && (prefix ? reached * this.tokensPerDoc < df * 2 : df > COMMON_DF && df > reached * 8)
       if (found) {
-        best = Math.max(best, this.scoreFound(expansions, touched, k, marked))
+        best = Math.max(best, this.scoreFound(expansions, reached, k, marked))
         total += best
         continue
       }
@@ -167,7 +193,7 @@ export class Geocoder implements Engine {
             stamp[d] = q
             scores[d] = 0
             seenBy[d] = -1
-            touched.push(d)
+            touched[reached++] = d
           }
           // expansions come best first: a doc counts each query token once
           if (seenBy[d] !== k) {
@@ -180,32 +206,43 @@ export class Geocoder implements Engine {
     }
     const numberToks = numbers.map((t) => findToken(this.tokens, t))
     let max = 0
-    for (const d of touched) if (scores[d] > max) max = scores[d]
-    // keep the near-best; a common word (a city name) can touch every doc of a region
+    for (let i = 0; i < reached; i++) if (scores[touched[i]] > max) max = scores[touched[i]]
+    // keep the near-best (in place, in the order reached); a common word (a city name) can touch every doc of a region
     let cut = max * 0.5
-    let candidates = touched.filter((d) => scores[d] >= cut)
-    while (candidates.length > 2000 && cut < max * 0.95) {
+    let candidates = this.keep(reached, cut)
+    while (candidates > 2000 && cut < max * 0.95) {
       cut += max * 0.1
-      candidates = candidates.filter((d) => scores[d] >= cut)
+      candidates = this.keep(candidates, cut)
     }
+    let layerMask = 0
+    for (const l of opts.layers) layerMask |= 1 << DOC_LAYERS.indexOf(l)
+    const countryOk = opts.countries && this.countryCodes.map((c) => opts.countries!.has(c))
+    const {layerOf, countryOf, importance, lon, lat, prim, primStart} = this
+    const [nearLon, nearLat] = opts.near ?? [0, 0]
     const ranked: {d: number; score: number}[] = []
-    for (const d of candidates) {
-      const doc = this.docs[d]
-      if (!opts.layers.has(doc.layer)) continue
-      if (opts.countries && (!doc.countryCode || !opts.countries.has(doc.countryCode))) continue
+    for (let c = 0; c < candidates; c++) {
+      const d = touched[c]
+      if (!(layerMask & (1 << layerOf[d]))) continue
+      if (countryOk && (!countryOf[d] || !countryOk[countryOf[d] - 1])) continue
+      const full = ranked.length === opts.limit
+      // the most coverage and proximity can add: a doc that cannot reach the last of the best is skipped unscored
+      if (full && scores[d] / total + 0.3 + 0.05 * importance[d] + 0.15 <= ranked[ranked.length - 1].score) continue
       let covered = 0
-      const ps = this.primStart[d], pe = this.primStart[d + 1]
-      for (let i = ps; i < pe; i++) if (mark[this.prim[i]]) covered++
+      const ps = primStart[d], pe = primStart[d + 1]
+      for (let i = ps; i < pe; i++) if (mark[prim[i]]) covered++
       const coverage = pe > ps ? covered / (pe - ps) : 0
-      let score = scores[d] / total + 0.3 * coverage + 0.05 * doc.importance
-      if (doc.layer === 'address') {
+      let score = scores[d] / total + 0.3 * coverage + 0.05 * importance[d]
+      if (layerOf[d] === ADDRESS) {
         // an address's first own token is its number
-        if (numbers.length && !numberToks.includes(this.prim[ps])) score -= 0.1
+        if (numbers.length && !numberToks.includes(prim[ps])) score -= 0.1
         else if (!numbers.length && !opts.prefix) score -= 0.05
       }
-      if (opts.near) score += 0.15 * Math.exp(-haversine(opts.near[0], opts.near[1], doc.lon, doc.lat) / 20000)
+      if (opts.near) {
+        if (full && score + 0.15 <= ranked[ranked.length - 1].score) continue
+        score += 0.15 * Math.exp(-haversine(nearLon, nearLat, lon[d], lat[d]) / 20000)
+      }
       // the best `limit`, in order (ties keep the earlier, as a stable sort would)
-      if (ranked.length === opts.limit && score <= ranked[ranked.length - 1].score) continue
+      if (full && score <= ranked[ranked.length - 1].score) continue
       let i = ranked.length
       while (i > 0 && ranked[i - 1].score < score) i--
       ranked.splice(i, 0, {d, score})
@@ -230,13 +267,21 @@ export class Geocoder implements Engine {
     return top
   }
 
+  /** Keeps, in place and in order, the first `count` touched docs scoring at least `cut`; returns how many. */
+  private keep(count: number, cut: number): number {
+    const {touched, scores} = this
+    let kept = 0
+    for (let i = 0; i < count; i++) if (scores[touched[i]] >= cut) touched[kept++] = touched[i]
+    return kept
+  }
+
   /**
    * A common word (a street type, a city, a short prefix) scores only the docs rarer words found:
    * each found doc's own tokens (forward index) against the word's expansions, the first expansion
    * it holds counting, as in the postings walk. Returns the word's best gain.
    */
-  private scoreFound(expansions: [number, number][], touched: number[], k: number, marked: number[]): number {
-    const {order, fwd, fwdStart, scores, seenBy, mark} = this
+  private scoreFound(expansions: [number, number][], reached: number, k: number, marked: number[]): number {
+    const {order, fwd, fwdStart, scores, seenBy, mark, touched} = this
     let best = 0
     for (let e = 0; e < expansions.length; e++) {
       const tok = expansions[e][0]
@@ -247,7 +292,8 @@ export class Geocoder implements Engine {
         marked.push(tok)
       }
     }
-    for (const d of touched) {
+    for (let i = 0; i < reached; i++) {
+      const d = touched[i]
       let first = 0
       for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
         const r = order[fwd[p]]
