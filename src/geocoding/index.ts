@@ -45,9 +45,8 @@ const COMMON_DF = 2000
 export class Geocoder implements Engine {
   private readonly n: number
   private readonly scores: Float64Array
-  private readonly stamp: Int32Array
-  /** the last query token (index) that scored each doc */
-  private readonly seenBy: Int32Array
+  /** per doc, side by side (one cache line per posting): [2d] the query that last reached it, [2d + 1] the last query token (index) that scored it */
+  private readonly seen: Int32Array
   private readonly mark: Uint8Array
   /** per token: 1 + its position among the current word's expansions (0: not one) */
   private readonly order: Int32Array
@@ -87,8 +86,7 @@ export class Geocoder implements Engine {
     this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
     this.n = docs.length
     this.scores = new Float64Array(this.n)
-    this.stamp = new Int32Array(this.n)
-    this.seenBy = new Int32Array(this.n)
+    this.seen = new Int32Array(2 * this.n)
     this.mark = new Uint8Array(tokens.length)
     this.order = new Int32Array(tokens.length)
     this.fwdStart = new Uint32Array(this.n + 1)
@@ -157,7 +155,7 @@ export class Geocoder implements Engine {
   search(query: string[], opts: SearchOptions): Hit[] {
     if (!query.length || !this.n) return []
     const q = ++this.query
-    const {scores, stamp, seenBy, mark, postings, postStart, touched} = this
+    const {scores, seen, mark, postings, postStart, touched} = this
     let reached = 0
     const marked: number[] = []
     let total = 0
@@ -189,15 +187,15 @@ export class Geocoder implements Engine {
         const start = postStart[tok], end = postStart[tok + 1]
         for (let p = start; p < end; p++) {
           const d = postings[p]
-          if (stamp[d] !== q) {
-            stamp[d] = q
+          if (seen[2 * d] !== q) {
+            seen[2 * d] = q
             scores[d] = 0
-            seenBy[d] = -1
+            seen[2 * d + 1] = -1
             touched[reached++] = d
           }
           // expansions come best first: a doc counts each query token once
-          if (seenBy[d] !== k) {
-            seenBy[d] = k
+          if (seen[2 * d + 1] !== k) {
+            seen[2 * d + 1] = k
             scores[d] += gain
           }
         }
@@ -281,7 +279,7 @@ export class Geocoder implements Engine {
    * it holds counting, as in the postings walk. Returns the word's best gain.
    */
   private scoreFound(expansions: [number, number][], reached: number, k: number, marked: number[]): number {
-    const {order, fwd, fwdStart, scores, seenBy, mark, touched} = this
+    const {order, fwd, fwdStart, scores, seen, mark, touched} = this
     let best = 0
     for (let e = 0; e < expansions.length; e++) {
       const tok = expansions[e][0]
@@ -292,17 +290,32 @@ export class Geocoder implements Engine {
         marked.push(tok)
       }
     }
-    for (let i = 0; i < reached; i++) {
-      const d = touched[i]
-      let first = 0
-      for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
-        const r = order[fwd[p]]
-        if (r && (!first || r < first)) first = r
+    const lo = expansions[0][0], hi = lo + expansions.length
+    if (expansions.every(([tok], e) => tok === lo + e)) {
+      // an exact token and its prefix completions are one run of token ids, in expansion order, and a
+      // doc's own tokens are sorted: its first token from `lo` on tells, with no lookup per token
+      for (let i = 0; i < reached; i++) {
+        const d = touched[i]
+        let p = fwdStart[d]
+        const end = fwdStart[d + 1]
+        while (p < end && fwd[p] < lo) p++
+        if (p === end || fwd[p] >= hi) continue
+        seen[2 * d + 1] = k
+        scores[d] += this.idf(fwd[p]) * expansions[fwd[p] - lo][1]
       }
-      if (!first) continue
-      seenBy[d] = k
-      const [tok, w] = expansions[first - 1]
-      scores[d] += this.idf(tok) * w
+    } else {
+      for (let i = 0; i < reached; i++) {
+        const d = touched[i]
+        let first = 0
+        for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
+          const r = order[fwd[p]]
+          if (r && (!first || r < first)) first = r
+        }
+        if (!first) continue
+        seen[2 * d + 1] = k
+        const [tok, w] = expansions[first - 1]
+        scores[d] += this.idf(tok) * w
+      }
     }
     for (const [tok] of expansions) order[tok] = 0
     return best

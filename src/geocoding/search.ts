@@ -4,12 +4,12 @@ import {type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
 import {countryCodeAt} from './country.js'
 import {type AddressJson, addressJson} from './json.js'
-import {tokens} from './normalize.js'
+import {queryTokens} from './normalize.js'
 import {countryName} from './regions.js'
 
 /** Hits of every region, best first. */
 function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<ReturnType<typeof geocoder>>['search']>[1]): Hit[] {
-  const words = tokens(query)
+  const words = queryTokens(query)
   const hits: Hit[] = []
   for (const region of map.regions()) {
     const g = geocoder(map, region.name)

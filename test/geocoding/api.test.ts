@@ -34,6 +34,13 @@ describe('forward geocode', () => {
     }
   })
 
+  it('keeps a hyphenated house number whole, as typed ("17-19", Queens\' "212-47A"), in forward and autocomplete', async () => {
+    for (const [path, query] of [['geocode/forward', '17-19 Avenue de Monte-Carlo'], ['search/autocomplete', '17-19 Avenue de Mon'], ['search/autocomplete', '7-9 rue terr']]) {
+      const [top] = (await get(`/v1/${path}?query=${q(query)}`)).body.addresses
+      expect({query, number: top.number, layer: top.layer}).toEqual({query, number: query.split(' ')[0], layer: 'address'})
+    }
+  })
+
   it('answers the whole Address object in the country convention (golden)', async () => {
     const {body} = await get(`/v1/geocode/forward?query=${q('Egertastr. 31, 9490 Vaduz')}`)
     const top = body.addresses[0]
