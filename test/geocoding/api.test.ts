@@ -171,6 +171,17 @@ describe('IP geocode and blocked countries', () => {
       expect(ok.status).toBe(200)
       const ip = await trusted.call('GET', '/v1/geocode/ip', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '8.8.8.8'}})
       expect(ip.body).toMatchObject({ip: '8.8.8.8', proxy: false, address: {countryCode: 'US', country: 'United States'}})
+      // the answer spliced from text is the domain's object, key for key; twice (the second from the cached record)
+      for (const address of ['8.8.8.8', '8.8.8.8', '2001:4860:4860::8888']) {
+        const r = await trusted.call('GET', '/v1/geocode/ip', {key: trusted.keys.testPk, headers: {'x-forwarded-for': address}})
+        const {meta, ...rest} = r.body
+        expect(meta).toEqual({code: 200})
+        const object = trusted.system.ip.geocode(address, []) as unknown as {address: {timeZone: {currentTime?: string}}}
+        // the clock may tick between the two
+        delete rest.address.timeZone.currentTime
+        delete object.address.timeZone.currentTime
+        expect(JSON.stringify(rest)).toBe(JSON.stringify(object))
+      }
     } finally {
       await trusted.stop()
     }

@@ -5,6 +5,7 @@ import {searchPlaces} from '../../geocoding/places.js'
 import {getSettings} from '../../project/settings.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
+import {JsonText} from '../send.js'
 
 /** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`, `/v1/addresses/validate`. */
 export function geocodingRoutes(api: Api): void {
@@ -39,6 +40,6 @@ export function geocodingRoutes(api: Api): void {
 
   api.route('get', '/geocode/ip', {auth: 'P', limit: 'ipGeocode'}, (req) => {
     const ranges = getSettings(store, req.auth.live)['fraud.proxyRanges']
-    return {meta: {code: 200}, ...ip.geocode(req.ip, ranges)}
+    return new JsonText(`{"meta":{"code":200},${ip.geocodeText(req.ip, ranges)}}`)
   })
 }
