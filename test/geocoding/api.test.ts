@@ -2,6 +2,7 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {autocomplete} from '../../src/geocoding/search.js'
 import {importOsm} from '../../src/osm/index.js'
 import {setSetting} from '../../src/project/settings.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -106,6 +107,14 @@ describe('autocomplete', () => {
     const places = await get(`/v1/search/autocomplete?query=${q('Casino de Monte')}&layers=place&countryCode=MC`)
     expect(places.body.addresses[0]).toMatchObject({layer: 'place', countryCode: 'MC'})
     expect(places.body.addresses[0].placeLabel).toMatch(/Casino/)
+    // the answer spliced from cached text is the domain's objects, key for key, also the second time (from the cache)
+    for (const query of ['Egertastrasse 3', 'Egertastrasse 3', 'Casino de Monte', '17-19 Avenue de Mon']) {
+      const r = await get(`/v1/search/autocomplete?query=${q(query)}&near=43.74,7.42`)
+      const objects = autocomplete(server.system.map, {query, limit: 10, near: [7.42, 43.74]})
+      const noClock = (list: {timeZone?: {currentTime?: string}}[]) => list.map((a) => ({...a, timeZone: {...a.timeZone, currentTime: undefined}}))
+      expect(objects.length, query).toBeGreaterThan(0)
+      expect(JSON.stringify(noClock(r.body.addresses)), query).toBe(JSON.stringify(noClock(objects)))
+    }
     const click = await server.call('POST', '/v1/search/autocomplete/click', {key: pk, body: {}})
     expect(click.status).toBe(204)
   })

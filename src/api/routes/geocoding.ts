@@ -1,4 +1,4 @@
-import {autocomplete, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
+import {autocompleteText, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
 import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery, validateQuery} from '../../geocoding/input.js'
 import {validateAddress} from '../../geocoding/validate.js'
 import {searchPlaces} from '../../geocoding/places.js'
@@ -20,7 +20,7 @@ export function geocodingRoutes(api: Api): void {
     const input = parse(autocompleteQuery, req.query)
     const r = input.near ? null : ip.lookup(req.ip)
     const near: [number, number] | undefined = r ? [r.longitude!, r.latitude!] : undefined
-    return {meta: {code: 200}, addresses: autocomplete(map, input, near)}
+    return new JsonText(`{"meta":{"code":200},"addresses":${autocompleteText(map, input, near)}}`)
   })
 
   api.route('post', '/search/autocomplete/click', geocode, (_req, res) => {
