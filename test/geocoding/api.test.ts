@@ -144,6 +144,15 @@ describe('search places', () => {
   })
 })
 
+describe('branded places without a name', () => {
+  it('are places named by their brand, found by chain and by text (Liechtenstein\'s unnamed Shell stations)', async () => {
+    const {body} = await get('/v1/search/places?chains=shell&near=47.2,9.54&radius=2000')
+    expect(body.places.map((p: {_id: string; name: string; categories: string[]}) => [p._id, p.name, p.categories[0]]).sort()).toEqual([['n757459268', 'Shell', 'fuel'], ['n757459271', 'Shell', 'fuel']])
+    const found = await get(`/v1/geocode/forward?query=${q('Shell Mauren')}&layers=place`)
+    expect(found.body.addresses[0]).toMatchObject({layer: 'place', placeCategory: 'fuel', city: 'Mauren', formattedAddress: 'Shell, 9486 Mauren, Liechtenstein'})
+  })
+})
+
 describe('chains', () => {
   it('are one chain per brand:wikidata, named as most of its places are; its own brand string finds a place too', async () => {
     const dir = readdirSync(path.join(server.dataDir, 'map')).find((d) => d.startsWith('monaco'))!
