@@ -4,7 +4,7 @@ import {readBlob} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
-import {DOC_LAYERS, type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
+import {DOC_LAYERS, type Doc, type DocLayer, type DocSource, collectDocs, docSource, memoryDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
 import {InterpolationLines} from './interpolation.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
@@ -66,14 +66,17 @@ export class Geocoder implements Engine {
   private query = 0
   /** address docs per street (folded street + city), for interpolation */
   private streets = new Map<string, number[]>()
-  private streetDoc = new Map<number, Doc>()
+  /** street docs by their `streets.id` */
+  private streetDoc = new Map<number, number>()
+  /** docs read so far (a region's docs are read when an answer needs them, not at load) */
+  private readonly docs: (Doc | undefined)[]
   readonly admin: AdminLookup
   private readonly streetBoxes: Database.Statement
   private lines: InterpolationLines | undefined
   closed = false
 
   constructor(
-    readonly docs: Doc[],
+    private readonly source: DocSource,
     readonly tokens: string[],
     private readonly postStart: Uint32Array,
     private readonly postings: Uint32Array,
@@ -84,7 +87,8 @@ export class Geocoder implements Engine {
     private readonly db: Database.Database,
   ) {
     this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
-    this.n = docs.length
+    this.n = source.count
+    this.docs = new Array(this.n)
     this.scores = new Float64Array(this.n)
     this.seen = new Int32Array(2 * this.n)
     this.mark = new Uint8Array(tokens.length)
@@ -104,23 +108,34 @@ export class Geocoder implements Engine {
     this.lat = new Float64Array(this.n)
     this.touched = new Uint32Array(this.n)
     const countries = new Map<string, number>()
-    docs.forEach((d, i) => {
-      this.layerOf[i] = DOC_LAYERS.indexOf(d.layer)
-      if (d.countryCode) {
-        let c = countries.get(d.countryCode)
-        if (c === undefined) countries.set(d.countryCode, (c = this.countryCodes.push(d.countryCode)))
+    const folded = new Map<string, string>()
+    let i = 0
+    for (const [layer, countryCode, importance, lon, lat, ref, street, city] of source.rows()) {
+      this.layerOf[i] = DOC_LAYERS.indexOf(layer)
+      if (countryCode) {
+        let c = countries.get(countryCode)
+        if (c === undefined) countries.set(countryCode, (c = this.countryCodes.push(countryCode)))
         this.countryOf[i] = c
       }
-      this.importance[i] = d.importance
-      this.lon[i] = d.lon
-      this.lat[i] = d.lat
-      if (d.layer === 'street' && d.ref !== null) this.streetDoc.set(d.ref, d)
-      if (d.layer !== 'address' || !d.street) return
-      const key = `${fold(d.street)}|${d.city ?? ''}`
-      const list = this.streets.get(key)
-      if (list) list.push(i)
-      else this.streets.set(key, [i])
-    })
+      this.importance[i] = importance
+      this.lon[i] = lon
+      this.lat[i] = lat
+      if (layer === 'street' && ref !== null) this.streetDoc.set(ref, i)
+      if (layer === 'address' && street) {
+        let f = folded.get(street)
+        if (f === undefined) folded.set(street, (f = fold(street)))
+        const key = `${f}|${city ?? ''}`
+        const list = this.streets.get(key)
+        if (list) list.push(i)
+        else this.streets.set(key, [i])
+      }
+      i++
+    }
+  }
+
+  /** The doc at index i. */
+  doc(i: number): Doc {
+    return (this.docs[i] ??= this.source.read(i))
   }
 
   private df(t: number): number {
@@ -209,7 +224,7 @@ export class Geocoder implements Engine {
     let cut = max * 0.5
     let candidates = this.keep(reached, cut)
     while (candidates > 2000 && cut < max * 0.95) {
-      cut += max * 0.1
+      cut = Math.min(cut + max * 0.1, max) // never above the best: docs all tied at the best (a country name in its own region) stay
       candidates = this.keep(candidates, cut)
     }
     let layerMask = 0
@@ -248,7 +263,7 @@ export class Geocoder implements Engine {
     }
     for (const t of marked) mark[t] = 0
     const top: Hit[] = ranked.map(({d, score}) => {
-      const doc = this.docs[d]
+      const doc = this.doc(d)
       return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
     // a house number on a known street that has no address point of its own: interpolate
@@ -342,7 +357,7 @@ export class Geocoder implements Engine {
     if (!list) return null
     let lo: Doc | null = null, hi: Doc | null = null
     for (const i of list) {
-      const d = this.docs[i], v = numberValue(d.number!)
+      const d = this.doc(i), v = numberValue(d.number!)
       if (!Number.isFinite(v) || (v - want) % 2 !== 0) continue
       if (v < want && (!lo || v > numberValue(lo.number!))) lo = d
       if (v > want && (!hi || v < numberValue(hi.number!))) hi = d
@@ -359,14 +374,13 @@ export class Geocoder implements Engine {
   near(lon: number, lat: number, radiusM: number, layers: ReadonlySet<DocLayer>, limit: number): {doc: Doc; distance: number}[] {
     const dLat = radiusM / 111_320
     const dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180))
-    const out: {doc: Doc; distance: number}[] = []
+    const out: {i: number; distance: number}[] = []
     for (const i of this.points.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
-      const doc = this.docs[i]
-      if (!layers.has(doc.layer)) continue
-      const distance = haversine(lon, lat, doc.lon, doc.lat)
-      if (distance <= radiusM) out.push({doc, distance})
+      if (!layers.has(DOC_LAYERS[this.layerOf[i]])) continue
+      const distance = haversine(lon, lat, this.lon[i], this.lat[i])
+      if (distance <= radiusM) out.push({i, distance})
     }
-    return out.sort((a, b) => a.distance - b.distance).slice(0, limit)
+    return out.sort((a, b) => a.distance - b.distance).slice(0, limit).map(({i, distance}) => ({doc: this.doc(i), distance}))
   }
 
   /** The street whose line passes nearest the point within `radiusM`, with the nearest point on it. */
@@ -392,8 +406,8 @@ export class Geocoder implements Engine {
       }
     }
     if (!best) return null
-    const doc = this.streetDoc.get(best.id)
-    return doc ? {doc, distance: best.distance, lon: best.lon, lat: best.lat} : null
+    const i = this.streetDoc.get(best.id)
+    return i === undefined ? null : {doc: this.doc(i), distance: best.distance, lon: best.lon, lat: best.lat}
   }
 
   close(): void {
@@ -418,11 +432,11 @@ export function geocoder(map: MapData, region: string): Geocoder | undefined {
       })
       const points = new KDBush(docs.length, 64, Float64Array)
       for (const d of docs) points.add(d.lon, d.lat)
-      return new Geocoder(docs, tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
+      return new Geocoder(memoryDocs(docs), tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
     }
     const blob = readBlob(file, {kind: GEOCODING_BLOB, version: GEOCODING_BLOB_VERSION})
     const tokens = decodeTokens({text: blob.section('text'), textStart: blob.array('textStart', Uint32Array)})
-    return new Geocoder(readDocs(db), tokens, blob.array('postStart', Uint32Array), blob.array('postings', Uint32Array),
+    return new Geocoder(docSource(db), tokens, blob.array('postStart', Uint32Array), blob.array('postings', Uint32Array),
       blob.array('primStart', Uint32Array), blob.array('prim', Uint32Array), KDBush.from(blob.section('kdbush').slice().buffer), admin, db)
   })
 }

@@ -1,5 +1,5 @@
 import type {Engine, MapData} from '../map/mapdata.js'
-import type {Doc} from './docs.js'
+import {type Doc, readDocs} from './docs.js'
 import {geocoder} from './index.js'
 import {fold} from './normalize.js'
 import {numberKey, postcodeKey, streetKey} from './postal.js'
@@ -95,6 +95,6 @@ export function validationIndex(map: MapData, region: string): ValidationIndex |
     // maps imported before addresses kept `building` have no such column
     const building = (db.prepare('SELECT 1 FROM pragma_table_info(\'addresses\') WHERE name = \'building\'').get() ? 'building' : 'NULL')
     const rows = db.prepare(`SELECT id, city, ${building} FROM addresses WHERE city IS NOT NULL OR ${building} IS NOT NULL`).raw().all() as [number, string | null, string | null][]
-    return new ValidationIndex(g.docs, new Map(rows.map(([id, city, b]) => [id, {city, building: b}])))
+    return new ValidationIndex(readDocs(db), new Map(rows.map(([id, city, b]) => [id, {city, building: b}])))
   })
 }
