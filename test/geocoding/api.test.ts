@@ -17,6 +17,7 @@ beforeAll(async () => {
   pk = server.keys.testPk
   await importOsm(MONACO, {dataDir: server.dataDir})
   await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir: server.dataDir, add: true})
+  await importOsm(fixture('gozo-mt.osm.pbf'), {dataDir: server.dataDir, add: true})
 }, 120_000)
 afterAll(() => server?.stop())
 
@@ -78,6 +79,17 @@ describe('forward geocode', () => {
     expect(country.body.addresses[0]).toMatchObject({layer: 'country', country: 'Liechtenstein', countryCode: 'LI'})
     const fr = await get(`/v1/geocode/forward?query=Vaduz&layers=locality&lang=de`)
     expect(fr.body.addresses[0].country).toBe('Liechtenstein')
+  })
+})
+
+describe('states from level-4 areas', () => {
+  it('carry the area\'s ISO 3166-2 code as stateCode (Gozo, MT-45), forward and reverse', async () => {
+    const [top] = (await get(`/v1/geocode/forward?query=${q('33 Triq il-Wileg')}`)).body.addresses
+    expect({number: top.number, street: top.street, state: top.state, stateCode: top.stateCode, countryCode: top.countryCode}).toEqual({
+      number: '33', street: 'Triq il-Wileg', state: 'Gozo', stateCode: '45', countryCode: 'MT',
+    })
+    const [back] = (await get(`/v1/geocode/reverse?coordinates=${top.latitude},${top.longitude}`)).body.addresses
+    expect({number: back.number, state: back.state, stateCode: back.stateCode}).toEqual({number: '33', state: 'Gozo', stateCode: '45'})
   })
 })
 
