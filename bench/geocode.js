@@ -1,19 +1,23 @@
 // Geocoding speed on ../shared/data/osm/bench-multi-region.osm.pbf (12 regions in one): index build
 // time and size, then forward, autocomplete, reverse and IP latency in process and over HTTP.
 // Baseline in the same run: the same forward queries as a plain SQLite FTS5 match on addresses_fts.
-// `npm run bench -- geocode` (BENCH_PBF=file to use another extract)
+// `npm run bench -- geocode` (BENCH_PBF=file to use another extract). With BENCH_10X=1 it then
+// writes a synthetic 10× copy (ids and coordinates shifted, as bench/import does), imports it (places
+// and geocoding stages only, in a child) and measures the same queries on it beside the 1× figures.
 import {fork} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {loadConfig} from '../dist/config/index.js'
-import {autocomplete, forwardGeocode, reverseGeocode} from '../dist/geocoding/search.js'
+import {autocompleteText, forwardGeocode, reverseGeocode} from '../dist/geocoding/search.js'
 import {validateAddress} from '../dist/geocoding/validate.js'
 import {createLogger} from '../dist/log.js'
+import {regionFile} from '../dist/map/index.js'
 import {importOsm} from '../dist/osm/index.js'
 import {createKey} from '../dist/project/keys.js'
 import {openSystem, serve} from '../dist/system.js'
 import {load, peakRss, percentile, report, stopWhenAsked} from './harness.js'
+import {writeReplicated} from './import/synth.js'
 
 const serverConfig = (dataDir) => loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {geocode: 1e9, ipGeocode: 1e9, config: 1e9}, server: {trustProxy: true, bodyLimitBytes: 1 << 20, shutdownTimeoutMs: 5000}}})
 
@@ -25,6 +29,15 @@ if (process.env.BENCH_ROLE === 'server') {
   process.send({url: serving.server.url, key})
   stopWhenAsked({serving, system})
   await new Promise(() => {})
+}
+
+// The 10× import runs in a child so its peak RSS is its own.
+if (process.env.BENCH_ROLE === 'import') {
+  const {STAGES} = await import('../dist/osm/stages.js')
+  const started = performance.now()
+  const r = await importOsm(process.env.BENCH_PBF_FILE, {dataDir: process.env.BENCH_DATA_DIR, stages: STAGES.filter((s) => s.name === 'places' || s.name === 'geocoding')})
+  process.send({seconds: (performance.now() - started) / 1000, stages: r.stages, peakMb: process.resourceUsage().maxRSS / 1024})
+  process.exit(0)
 }
 
 const SOURCE = path.resolve(process.env.BENCH_PBF ?? '../shared/data/osm/bench-multi-region.osm.pbf')
@@ -43,6 +56,27 @@ function timed(fn, inputs) {
   return {p50: percentile(ms, 50), p99: percentile(ms, 99), rps: 1000 / (ms.reduce((a, b) => a + b, 0) / ms.length)}
 }
 
+/** Engine load, then forward, autocomplete (as the route answers it), reverse and validation latency on a system's first region. */
+function measure(system, {lines, prefixes, sample}) {
+  const {map} = system
+  const loadStart = performance.now()
+  forwardGeocode(map, {query: lines[0], lang: 'en'}) // loads the engine
+  const loadMs = performance.now() - loadStart
+  const forward = timed((q) => forwardGeocode(map, {query: q, lang: 'en'}), lines)
+  const auto = timed((q) => autocompleteText(map, {query: q, limit: 10}, [sample[0].lon, sample[0].lat]), prefixes)
+  const reverse = timed((r) => reverseGeocode(map, {coordinates: [r.lon + 1e-4, r.lat + 1e-4]}), sample)
+  const postal = sample.filter((r) => r.city && r.postcode && r.country_code)
+  const validate = timed((r) => validateAddress(map, {number: r.number, street: r.street, city: r.city, postalCode: r.postcode, countryCode: r.country_code, stateCode: r.state_code ?? undefined}), [postal[0], ...postal])
+  return {loadMs, forward, auto, reverse, validate}
+}
+
+/** The geocoder's index on disk: geocoding.bin and the `geocoding_docs` table's pages. */
+function indexBytes(map, region, dataDir) {
+  const blob = statSync(regionFile(dataDir, region, region.blobs.geocoding)).size
+  const docs = map.db(region.name).prepare("SELECT SUM(pgsize) FROM dbstat WHERE name = 'geocoding_docs'").pluck().get()
+  return {blob, docs}
+}
+
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-geocode-'))
 const memory = peakRss()
 try {
@@ -55,26 +89,21 @@ try {
   const rows = db.prepare("SELECT number, street, city, postcode, state_code, country_code, lon, lat FROM geocoding_docs WHERE layer = 'address' AND street IS NOT NULL").all()
   const sample = Array.from({length: N}, () => rows[Math.floor(rand() * rows.length)])
   const lines = sample.map((r) => `${r.number} ${r.street}${r.city ? `, ${r.city}` : ''}`)
-  const loadStart = performance.now()
-  forwardGeocode(map, {query: lines[0], lang: 'en'}) // loads the engine
-  const loadMs = performance.now() - loadStart
-
-  const forward = timed((q) => forwardGeocode(map, {query: q, lang: 'en'}), lines)
   const prefixes = lines.map((l) => l.slice(0, Math.ceil(l.length * (0.3 + rand() * 0.5))))
-  const auto = timed((q) => autocomplete(map, {query: q, limit: 10}, [sample[0].lon, sample[0].lat]), prefixes)
-  const reverse = timed((r) => reverseGeocode(map, {coordinates: [r.lon + 1e-4, r.lat + 1e-4]}), sample)
+  const queries = {lines, prefixes, sample}
+  const one = measure(system, queries)
+  const {loadMs, forward, auto, reverse, validate} = one
   const ips = Array.from({length: N}, () => `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`)
   system.ip.lookup('8.8.8.8')
   const ip = timed((a) => system.ip.lookup(a), ips)
-  const postal = sample.filter((r) => r.city && r.postcode && r.country_code)
-  validateAddress(map, {number: postal[0].number, street: postal[0].street, city: postal[0].city, postalCode: postal[0].postcode, countryCode: postal[0].country_code, stateCode: postal[0].state_code ?? undefined})
-  const validate = timed((r) => validateAddress(map, {number: r.number, street: r.street, city: r.city, postalCode: r.postcode, countryCode: r.country_code, stateCode: r.state_code ?? undefined}), postal)
   const fts = db.prepare('SELECT a.id, a.lon, a.lat FROM addresses_fts f JOIN addresses a ON a.id = f.rowid WHERE addresses_fts MATCH ? ORDER BY rank LIMIT 10')
   const baseline = timed((q) => fts.all(q.replace(/[^\p{L}\p{N} ]/gu, ' ').split(/\s+/).filter(Boolean).map((w) => `"${w}"`).join(' ')), lines)
+  const size1 = indexBytes(map, region, dataDir)
 
   report(`geocode in process: ${region.name}, ${rows.length.toLocaleString('en-US')} addresses, ${N} queries each`, [
     {name: 'index build (geocoding stage)', value: stage.seconds, unit: 's'},
-    {name: 'geocoding.bin', value: stage.blobs.geocoding / 1e6, unit: 'MB'},
+    {name: 'geocoding.bin', value: size1.blob / 1e6, unit: 'MB'},
+    {name: 'geocoding_docs table', value: size1.docs / 1e6, unit: 'MB'},
     {name: 'engine load', value: loadMs, unit: 'ms'},
     {name: 'forward p50', value: forward.p50, unit: 'ms', target: '≤ 5 ms', ok: forward.p50 <= 5},
     {name: 'forward p99', value: forward.p99, unit: 'ms'},
@@ -125,6 +154,60 @@ try {
   child.send('stop')
   await new Promise((resolve) => child.once('exit', resolve))
   await system.close()
+  if (process.env.BENCH_10X) await tenTimes(queries, one, {stage, size: size1})
 } finally {
   rmSync(dataDir, {recursive: true, force: true})
+}
+
+/** The same queries on a synthetic 10× copy: p50s beside the 1× run's, index size and build time. */
+async function tenTimes(queries, one, built1) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-geocode-10x-'))
+  try {
+    const file = path.join(dir, 'bench-10x.osm.pbf')
+    console.log(`\n10×: writing ${file} …`)
+    let started = performance.now()
+    await writeReplicated(SOURCE, file, 10)
+    console.log(`10×: ${(statSync(file).size / 1e6).toFixed(0)} MB in ${((performance.now() - started) / 1000).toFixed(0)} s; importing (places and geocoding stages) …`)
+    const data10 = path.join(dir, 'data')
+    const importer = fork(new URL(import.meta.url).pathname, [], {env: {...process.env, BENCH_ROLE: 'import', BENCH_DATA_DIR: data10, BENCH_PBF_FILE: file}})
+    const imported = await new Promise((resolve, reject) => {
+      importer.once('message', resolve)
+      importer.once('exit', (code) => code && reject(new Error(`10× import exited with ${code}`)))
+    })
+    rmSync(file)
+    const stage = imported.stages.find((s) => s.name === 'geocoding')
+    const heap = process.memoryUsage().rss
+    const system = await openSystem(serverConfig(data10), {log: createLogger('silent')})
+    try {
+      const [region] = system.map.regions()
+      const ten = measure(system, queries)
+      const size = indexBytes(system.map, region, data10)
+      const engineMb = (process.memoryUsage().rss - heap) / 1e6
+      const ratio = (name, a, b, unit = 'ms') => [
+        {name: `${name} p50`, value: b.p50, unit},
+        {name: `${name} p50 10× ÷ 1×`, value: b.p50 / a.p50, unit: '×', target: '≤ 2×', ok: b.p50 / a.p50 <= 2},
+      ]
+      report(`geocode in process on the synthetic 10× copy (${region.counts.addresses.toLocaleString('en-US')} addresses; the same ${N} queries each)`, [
+        {name: 'import (places + geocoding stages)', value: imported.seconds, unit: 's'},
+        {name: 'import peak RSS', value: Math.round(imported.peakMb), unit: 'MB'},
+        {name: 'index build (geocoding stage)', value: stage.seconds, unit: 's'},
+        {name: 'build 10× ÷ 1×', value: stage.seconds / built1.stage.seconds, unit: '×'},
+        {name: 'geocoding.bin', value: size.blob / 1e6, unit: 'MB'},
+        {name: 'geocoding_docs table', value: size.docs / 1e6, unit: 'MB'},
+        {name: 'index on disk 10× ÷ 1×', value: (size.blob + size.docs) / (built1.size.blob + built1.size.docs), unit: '×'},
+        {name: 'engine load', value: ten.loadMs, unit: 'ms'},
+        {name: 'engine memory (RSS growth)', value: Math.round(engineMb), unit: 'MB'},
+        ...ratio('forward', one.forward, ten.forward),
+        ...ratio('autocomplete', one.auto, ten.auto),
+        {name: 'autocomplete p99', value: ten.auto.p99, unit: 'ms', target: '≤ 15 ms', ok: ten.auto.p99 <= 15},
+        ...ratio('reverse', one.reverse, ten.reverse),
+        ...ratio('address validation', one.validate, ten.validate),
+      ])
+      console.log(`\nload average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+    } finally {
+      await system.close()
+    }
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
 }

@@ -8,7 +8,9 @@ import {readPbf} from '../../dist/osm/pbf.js'
 
 const ID_SHIFT = 1e11
 // [dlon, dlat] in 1e-7 degrees; the benchmark source spans lon -123.3..14.9, lat 35.8..49.7.
-const SHIFTS = [[0, 0], [0, -600_000_000], [1_600_000_000, 0], [1_600_000_000, -600_000_000]]
+// Copies 5–10 (bench/geocode's 10×) fill the latitude bands between: 20° apart, the source spans 14°.
+const SHIFTS = [[0, 0], [0, -600_000_000], [1_600_000_000, 0], [1_600_000_000, -600_000_000],
+  [0, -200_000_000], [1_600_000_000, -200_000_000], [0, -400_000_000], [1_600_000_000, -400_000_000], [0, -800_000_000], [1_600_000_000, -800_000_000]]
 const PER_BLOCK = 8000
 
 export async function writeReplicated(source, target, copies) {
@@ -27,6 +29,21 @@ export async function writeReplicated(source, target, copies) {
           relation: (id, members, tags) => type === 'relation' && block.add({id: id + shift, members: members.map((m) => ({...m, ref: m.ref + shift})), tags}),
         })
       }
+      block.flush()
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes objects as a sorted PBF: nodes {id, lon, lat, tags} (1e-7 degrees), ways {id, refs, tags}, relations {id, members, tags}. */
+export function writePbf(target, {nodes = [], ways = [], relations = []}) {
+  const fd = openSync(target, 'w')
+  try {
+    writeBlob(fd, 'OSMHeader', headerBlock())
+    for (const [type, list] of [['node', nodes], ['way', ways], ['relation', relations]]) {
+      const block = new BlockWriter(type, fd)
+      for (const item of [...list].sort((a, b) => a.id - b.id)) block.add(item)
       block.flush()
     }
   } finally {

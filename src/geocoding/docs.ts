@@ -41,16 +41,48 @@ export function docRow(d: Doc): unknown[] {
 }
 
 export function readDocs(db: Database.Database): Doc[] {
-  // regions imported before docs kept localised names have no such column
-  const columns = db.prepare("SELECT 1 FROM pragma_table_info('geocoding_docs') WHERE name = 'names'").get() ? COLUMNS : COLUMNS.replace(', names', ', NULL')
-  return (db.prepare(`SELECT ${columns} FROM geocoding_docs ORDER BY id`).raw().all() as unknown[][]).map((r) => ({
-    layer: r[0] as DocLayer, name: r[1] as string | null, number: r[2] as string | null, unit: r[3] as string | null, street: r[4] as string | null,
-    neighborhood: r[5] as string | null, borough: r[6] as string | null, city: r[7] as string | null, county: r[8] as string | null,
-    state: r[9] as string | null, stateCode: r[10] as string | null, postalCode: r[11] as string | null, country: r[12] as string | null,
-    countryCode: r[13] as string | null, lon: r[14] as number, lat: r[15] as number, importance: r[16] as number, category: r[17] as string | null,
-    ref: r[18] as number | null,
-    names: r[19] ? (JSON.parse(r[19] as string) as Record<string, string>) : null,
-  }))
+  return (db.prepare(`SELECT ${columnsOf(db)} FROM geocoding_docs ORDER BY id`).raw().all() as unknown[][]).map(rowDoc)
+}
+
+// regions imported before docs kept localised names have no such column
+const columnsOf = (db: Database.Database) => db.prepare("SELECT 1 FROM pragma_table_info('geocoding_docs') WHERE name = 'names'").get() ? COLUMNS : COLUMNS.replace(', names', ', NULL')
+
+const rowDoc = (r: unknown[]): Doc => ({
+  layer: r[0] as DocLayer, name: r[1] as string | null, number: r[2] as string | null, unit: r[3] as string | null, street: r[4] as string | null,
+  neighborhood: r[5] as string | null, borough: r[6] as string | null, city: r[7] as string | null, county: r[8] as string | null,
+  state: r[9] as string | null, stateCode: r[10] as string | null, postalCode: r[11] as string | null, country: r[12] as string | null,
+  countryCode: r[13] as string | null, lon: r[14] as number, lat: r[15] as number, importance: r[16] as number, category: r[17] as string | null,
+  ref: r[18] as number | null,
+  names: r[19] ? (JSON.parse(r[19] as string) as Record<string, string>) : null,
+})
+
+/** What the geocoder keeps of every doc in flat arrays; whole docs are read one by one when an answer needs them. */
+export interface DocSource {
+  count: number
+  /** per doc in order: [layer, countryCode, importance, lon, lat, ref, street, city] */
+  rows(): Iterable<[DocLayer, string | null, number, number, number, number | null, string | null, string | null]>
+  /** the doc at index i */
+  read(i: number): Doc
+}
+
+/** `geocoding_docs` as a DocSource: one pass over a few columns, then whole rows by id. */
+export function docSource(db: Database.Database): DocSource {
+  const ids = Uint32Array.from(db.prepare('SELECT id FROM geocoding_docs ORDER BY id').pluck().all() as number[])
+  const byId = db.prepare(`SELECT ${columnsOf(db)} FROM geocoding_docs WHERE id = ?`).raw()
+  return {
+    count: ids.length,
+    rows: () => db.prepare('SELECT layer, country_code, importance, lon, lat, ref, street, city FROM geocoding_docs ORDER BY id').raw().iterate() as Iterable<[DocLayer, string | null, number, number, number, number | null, string | null, string | null]>,
+    read: (i) => rowDoc(byId.get(ids[i]) as unknown[]),
+  }
+}
+
+/** Docs already in memory (regions imported before the geocoding stage) as a DocSource. */
+export function memoryDocs(docs: Doc[]): DocSource {
+  return {
+    count: docs.length,
+    rows: () => docs.map((d) => [d.layer, d.countryCode, d.importance, d.lon, d.lat, d.ref, d.street, d.city]),
+    read: (i) => docs[i],
+  }
 }
 
 /** Inserts a JSON array of `docRow`s in one statement (one implicit transaction per batch, on the build file). */

@@ -4,7 +4,7 @@ import {readBlob} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {haversine} from '../osm/geom.js'
 import {AdminLookup} from './admin.js'
-import {type Doc, type DocLayer, collectDocs, readDocs} from './docs.js'
+import {DOC_LAYERS, type Doc, type DocLayer, type DocSource, collectDocs, docSource, memoryDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
 import {InterpolationLines} from './interpolation.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
@@ -31,6 +31,7 @@ export interface Hit {
 }
 
 const MAX_PREFIX_EXPANSIONS = 256
+const ADDRESS = DOC_LAYERS.indexOf('address')
 /** Words held by more docs than this are only checked on docs rarer words found (their forward index). */
 const COMMON_DF = 2000
 
@@ -44,9 +45,8 @@ const COMMON_DF = 2000
 export class Geocoder implements Engine {
   private readonly n: number
   private readonly scores: Float64Array
-  private readonly stamp: Int32Array
-  /** the last query token (index) that scored each doc */
-  private readonly seenBy: Int32Array
+  /** per doc, side by side (one cache line per posting): [2d] the query that last reached it, [2d + 1] the last query token (index) that scored it */
+  private readonly seen: Int32Array
   private readonly mark: Uint8Array
   /** per token: 1 + its position among the current word's expansions (0: not one) */
   private readonly order: Int32Array
@@ -54,17 +54,29 @@ export class Geocoder implements Engine {
   private readonly fwdStart: Uint32Array
   private readonly fwd: Uint32Array
   private readonly tokensPerDoc: number
+  /** per doc, flat for the ranking loop (Doc objects lie scattered on the heap): layer (DOC_LAYERS index), country (countryCodes index + 1, 0: none), importance, lon, lat */
+  private readonly layerOf: Uint8Array
+  private readonly countryOf: Uint16Array
+  private readonly countryCodes: string[] = []
+  private readonly importance: Float64Array
+  private readonly lon: Float64Array
+  private readonly lat: Float64Array
+  /** docs the current query reached, in the order reached, then the near-best of them */
+  private readonly touched: Uint32Array
   private query = 0
   /** address docs per street (folded street + city), for interpolation */
   private streets = new Map<string, number[]>()
-  private streetDoc = new Map<number, Doc>()
+  /** street docs by their `streets.id` */
+  private streetDoc = new Map<number, number>()
+  /** docs read so far (a region's docs are read when an answer needs them, not at load) */
+  private readonly docs: (Doc | undefined)[]
   readonly admin: AdminLookup
   private readonly streetBoxes: Database.Statement
   private lines: InterpolationLines | undefined
   closed = false
 
   constructor(
-    readonly docs: Doc[],
+    private readonly source: DocSource,
     readonly tokens: string[],
     private readonly postStart: Uint32Array,
     private readonly postings: Uint32Array,
@@ -75,10 +87,10 @@ export class Geocoder implements Engine {
     private readonly db: Database.Database,
   ) {
     this.streetBoxes = db.prepare('SELECT s.id, s.name, s.geometry FROM streets_rtree r JOIN streets s ON s.id = r.id WHERE r.min_lon <= ? AND r.max_lon >= ? AND r.min_lat <= ? AND r.max_lat >= ?')
-    this.n = docs.length
+    this.n = source.count
+    this.docs = new Array(this.n)
     this.scores = new Float64Array(this.n)
-    this.stamp = new Int32Array(this.n)
-    this.seenBy = new Int32Array(this.n)
+    this.seen = new Int32Array(2 * this.n)
     this.mark = new Uint8Array(tokens.length)
     this.order = new Int32Array(tokens.length)
     this.fwdStart = new Uint32Array(this.n + 1)
@@ -89,14 +101,41 @@ export class Geocoder implements Engine {
     const fill = this.fwdStart.slice(0, this.n)
     for (let t = 0; t < tokens.length; t++) for (let p = postStart[t]; p < postStart[t + 1]; p++) this.fwd[fill[postings[p]]++] = t
     this.admin = admin
-    docs.forEach((d, i) => {
-      if (d.layer === 'street' && d.ref !== null) this.streetDoc.set(d.ref, d)
-      if (d.layer !== 'address' || !d.street) return
-      const key = `${fold(d.street)}|${d.city ?? ''}`
-      const list = this.streets.get(key)
-      if (list) list.push(i)
-      else this.streets.set(key, [i])
-    })
+    this.layerOf = new Uint8Array(this.n)
+    this.countryOf = new Uint16Array(this.n)
+    this.importance = new Float64Array(this.n)
+    this.lon = new Float64Array(this.n)
+    this.lat = new Float64Array(this.n)
+    this.touched = new Uint32Array(this.n)
+    const countries = new Map<string, number>()
+    const folded = new Map<string, string>()
+    let i = 0
+    for (const [layer, countryCode, importance, lon, lat, ref, street, city] of source.rows()) {
+      this.layerOf[i] = DOC_LAYERS.indexOf(layer)
+      if (countryCode) {
+        let c = countries.get(countryCode)
+        if (c === undefined) countries.set(countryCode, (c = this.countryCodes.push(countryCode)))
+        this.countryOf[i] = c
+      }
+      this.importance[i] = importance
+      this.lon[i] = lon
+      this.lat[i] = lat
+      if (layer === 'street' && ref !== null) this.streetDoc.set(ref, i)
+      if (layer === 'address' && street) {
+        let f = folded.get(street)
+        if (f === undefined) folded.set(street, (f = fold(street)))
+        const key = `${f}|${city ?? ''}`
+        const list = this.streets.get(key)
+        if (list) list.push(i)
+        else this.streets.set(key, [i])
+      }
+      i++
+    }
+  }
+
+  /** The doc at index i. */
+  doc(i: number): Doc {
+    return (this.docs[i] ??= this.source.read(i))
   }
 
   private df(t: number): number {
@@ -131,8 +170,8 @@ export class Geocoder implements Engine {
   search(query: string[], opts: SearchOptions): Hit[] {
     if (!query.length || !this.n) return []
     const q = ++this.query
-    const {scores, stamp, seenBy, mark, postings, postStart} = this
-    const touched: number[] = []
+    const {scores, seen, mark, postings, postStart, touched} = this
+    let reached = 0
     const marked: number[] = []
     let total = 0
     const numbers: string[] = []
@@ -147,9 +186,9 @@ export class Geocoder implements Engine {
     for (const {k, expansions, df, prefix} of words) {
       let best = expansions.length ? 0 : Math.log(1 + this.n)
       // a common word, or the word being typed once the others found docs (it completes them, as Photon's prefix filter)
-      const found = touched.length > 0 && (prefix ? touched.length * this.tokensPerDoc < df * 2 : df > COMMON_DF && df > touched.length * 8)
+      const found = reached > 0 && (prefix ? reached * this.tokensPerDoc < df * 2 : df > COMMON_DF && df > reached * 8)
       if (found) {
-        best = Math.max(best, this.scoreFound(expansions, touched, k, marked))
+        best = Math.max(best, this.scoreFound(expansions, reached, k, marked))
         total += best
         continue
       }
@@ -163,15 +202,15 @@ export class Geocoder implements Engine {
         const start = postStart[tok], end = postStart[tok + 1]
         for (let p = start; p < end; p++) {
           const d = postings[p]
-          if (stamp[d] !== q) {
-            stamp[d] = q
+          if (seen[2 * d] !== q) {
+            seen[2 * d] = q
             scores[d] = 0
-            seenBy[d] = -1
-            touched.push(d)
+            seen[2 * d + 1] = -1
+            touched[reached++] = d
           }
           // expansions come best first: a doc counts each query token once
-          if (seenBy[d] !== k) {
-            seenBy[d] = k
+          if (seen[2 * d + 1] !== k) {
+            seen[2 * d + 1] = k
             scores[d] += gain
           }
         }
@@ -180,32 +219,43 @@ export class Geocoder implements Engine {
     }
     const numberToks = numbers.map((t) => findToken(this.tokens, t))
     let max = 0
-    for (const d of touched) if (scores[d] > max) max = scores[d]
-    // keep the near-best; a common word (a city name) can touch every doc of a region
+    for (let i = 0; i < reached; i++) if (scores[touched[i]] > max) max = scores[touched[i]]
+    // keep the near-best (in place, in the order reached); a common word (a city name) can touch every doc of a region
     let cut = max * 0.5
-    let candidates = touched.filter((d) => scores[d] >= cut)
-    while (candidates.length > 2000 && cut < max * 0.95) {
-      cut += max * 0.1
-      candidates = candidates.filter((d) => scores[d] >= cut)
+    let candidates = this.keep(reached, cut)
+    while (candidates > 2000 && cut < max * 0.95) {
+      cut = Math.min(cut + max * 0.1, max) // never above the best: docs all tied at the best (a country name in its own region) stay
+      candidates = this.keep(candidates, cut)
     }
+    let layerMask = 0
+    for (const l of opts.layers) layerMask |= 1 << DOC_LAYERS.indexOf(l)
+    const countryOk = opts.countries && this.countryCodes.map((c) => opts.countries!.has(c))
+    const {layerOf, countryOf, importance, lon, lat, prim, primStart} = this
+    const [nearLon, nearLat] = opts.near ?? [0, 0]
     const ranked: {d: number; score: number}[] = []
-    for (const d of candidates) {
-      const doc = this.docs[d]
-      if (!opts.layers.has(doc.layer)) continue
-      if (opts.countries && (!doc.countryCode || !opts.countries.has(doc.countryCode))) continue
+    for (let c = 0; c < candidates; c++) {
+      const d = touched[c]
+      if (!(layerMask & (1 << layerOf[d]))) continue
+      if (countryOk && (!countryOf[d] || !countryOk[countryOf[d] - 1])) continue
+      const full = ranked.length === opts.limit
+      // the most coverage and proximity can add: a doc that cannot reach the last of the best is skipped unscored
+      if (full && scores[d] / total + 0.3 + 0.05 * importance[d] + 0.15 <= ranked[ranked.length - 1].score) continue
       let covered = 0
-      const ps = this.primStart[d], pe = this.primStart[d + 1]
-      for (let i = ps; i < pe; i++) if (mark[this.prim[i]]) covered++
+      const ps = primStart[d], pe = primStart[d + 1]
+      for (let i = ps; i < pe; i++) if (mark[prim[i]]) covered++
       const coverage = pe > ps ? covered / (pe - ps) : 0
-      let score = scores[d] / total + 0.3 * coverage + 0.05 * doc.importance
-      if (doc.layer === 'address') {
+      let score = scores[d] / total + 0.3 * coverage + 0.05 * importance[d]
+      if (layerOf[d] === ADDRESS) {
         // an address's first own token is its number
-        if (numbers.length && !numberToks.includes(this.prim[ps])) score -= 0.1
+        if (numbers.length && !numberToks.includes(prim[ps])) score -= 0.1
         else if (!numbers.length && !opts.prefix) score -= 0.05
       }
-      if (opts.near) score += 0.15 * Math.exp(-haversine(opts.near[0], opts.near[1], doc.lon, doc.lat) / 20000)
+      if (opts.near) {
+        if (full && score + 0.15 <= ranked[ranked.length - 1].score) continue
+        score += 0.15 * Math.exp(-haversine(nearLon, nearLat, lon[d], lat[d]) / 20000)
+      }
       // the best `limit`, in order (ties keep the earlier, as a stable sort would)
-      if (ranked.length === opts.limit && score <= ranked[ranked.length - 1].score) continue
+      if (full && score <= ranked[ranked.length - 1].score) continue
       let i = ranked.length
       while (i > 0 && ranked[i - 1].score < score) i--
       ranked.splice(i, 0, {d, score})
@@ -213,7 +263,7 @@ export class Geocoder implements Engine {
     }
     for (const t of marked) mark[t] = 0
     const top: Hit[] = ranked.map(({d, score}) => {
-      const doc = this.docs[d]
+      const doc = this.doc(d)
       return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
     // a house number on a known street that has no address point of its own: interpolate
@@ -230,13 +280,21 @@ export class Geocoder implements Engine {
     return top
   }
 
+  /** Keeps, in place and in order, the first `count` touched docs scoring at least `cut`; returns how many. */
+  private keep(count: number, cut: number): number {
+    const {touched, scores} = this
+    let kept = 0
+    for (let i = 0; i < count; i++) if (scores[touched[i]] >= cut) touched[kept++] = touched[i]
+    return kept
+  }
+
   /**
    * A common word (a street type, a city, a short prefix) scores only the docs rarer words found:
    * each found doc's own tokens (forward index) against the word's expansions, the first expansion
    * it holds counting, as in the postings walk. Returns the word's best gain.
    */
-  private scoreFound(expansions: [number, number][], touched: number[], k: number, marked: number[]): number {
-    const {order, fwd, fwdStart, scores, seenBy, mark} = this
+  private scoreFound(expansions: [number, number][], reached: number, k: number, marked: number[]): number {
+    const {order, fwd, fwdStart, scores, seen, mark, touched} = this
     let best = 0
     for (let e = 0; e < expansions.length; e++) {
       const tok = expansions[e][0]
@@ -247,16 +305,32 @@ export class Geocoder implements Engine {
         marked.push(tok)
       }
     }
-    for (const d of touched) {
-      let first = 0
-      for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
-        const r = order[fwd[p]]
-        if (r && (!first || r < first)) first = r
+    const lo = expansions[0][0], hi = lo + expansions.length
+    if (expansions.every(([tok], e) => tok === lo + e)) {
+      // an exact token and its prefix completions are one run of token ids, in expansion order, and a
+      // doc's own tokens are sorted: its first token from `lo` on tells, with no lookup per token
+      for (let i = 0; i < reached; i++) {
+        const d = touched[i]
+        let p = fwdStart[d]
+        const end = fwdStart[d + 1]
+        while (p < end && fwd[p] < lo) p++
+        if (p === end || fwd[p] >= hi) continue
+        seen[2 * d + 1] = k
+        scores[d] += this.idf(fwd[p]) * expansions[fwd[p] - lo][1]
       }
-      if (!first) continue
-      seenBy[d] = k
-      const [tok, w] = expansions[first - 1]
-      scores[d] += this.idf(tok) * w
+    } else {
+      for (let i = 0; i < reached; i++) {
+        const d = touched[i]
+        let first = 0
+        for (let p = fwdStart[d], end = fwdStart[d + 1]; p < end; p++) {
+          const r = order[fwd[p]]
+          if (r && (!first || r < first)) first = r
+        }
+        if (!first) continue
+        seen[2 * d + 1] = k
+        const [tok, w] = expansions[first - 1]
+        scores[d] += this.idf(tok) * w
+      }
     }
     for (const [tok] of expansions) order[tok] = 0
     return best
@@ -283,7 +357,7 @@ export class Geocoder implements Engine {
     if (!list) return null
     let lo: Doc | null = null, hi: Doc | null = null
     for (const i of list) {
-      const d = this.docs[i], v = numberValue(d.number!)
+      const d = this.doc(i), v = numberValue(d.number!)
       if (!Number.isFinite(v) || (v - want) % 2 !== 0) continue
       if (v < want && (!lo || v > numberValue(lo.number!))) lo = d
       if (v > want && (!hi || v < numberValue(hi.number!))) hi = d
@@ -300,14 +374,13 @@ export class Geocoder implements Engine {
   near(lon: number, lat: number, radiusM: number, layers: ReadonlySet<DocLayer>, limit: number): {doc: Doc; distance: number}[] {
     const dLat = radiusM / 111_320
     const dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180))
-    const out: {doc: Doc; distance: number}[] = []
+    const out: {i: number; distance: number}[] = []
     for (const i of this.points.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
-      const doc = this.docs[i]
-      if (!layers.has(doc.layer)) continue
-      const distance = haversine(lon, lat, doc.lon, doc.lat)
-      if (distance <= radiusM) out.push({doc, distance})
+      if (!layers.has(DOC_LAYERS[this.layerOf[i]])) continue
+      const distance = haversine(lon, lat, this.lon[i], this.lat[i])
+      if (distance <= radiusM) out.push({i, distance})
     }
-    return out.sort((a, b) => a.distance - b.distance).slice(0, limit)
+    return out.sort((a, b) => a.distance - b.distance).slice(0, limit).map(({i, distance}) => ({doc: this.doc(i), distance}))
   }
 
   /** The street whose line passes nearest the point within `radiusM`, with the nearest point on it. */
@@ -333,8 +406,8 @@ export class Geocoder implements Engine {
       }
     }
     if (!best) return null
-    const doc = this.streetDoc.get(best.id)
-    return doc ? {doc, distance: best.distance, lon: best.lon, lat: best.lat} : null
+    const i = this.streetDoc.get(best.id)
+    return i === undefined ? null : {doc: this.doc(i), distance: best.distance, lon: best.lon, lat: best.lat}
   }
 
   close(): void {
@@ -359,11 +432,11 @@ export function geocoder(map: MapData, region: string): Geocoder | undefined {
       })
       const points = new KDBush(docs.length, 64, Float64Array)
       for (const d of docs) points.add(d.lon, d.lat)
-      return new Geocoder(docs, tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
+      return new Geocoder(memoryDocs(docs), tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
     }
     const blob = readBlob(file, {kind: GEOCODING_BLOB, version: GEOCODING_BLOB_VERSION})
     const tokens = decodeTokens({text: blob.section('text'), textStart: blob.array('textStart', Uint32Array)})
-    return new Geocoder(readDocs(db), tokens, blob.array('postStart', Uint32Array), blob.array('postings', Uint32Array),
+    return new Geocoder(docSource(db), tokens, blob.array('postStart', Uint32Array), blob.array('postings', Uint32Array),
       blob.array('primStart', Uint32Array), blob.array('prim', Uint32Array), KDBush.from(blob.section('kdbush').slice().buffer), admin, db)
   })
 }

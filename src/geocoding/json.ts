@@ -1,7 +1,7 @@
 import type {Doc} from './docs.js'
 import type {Hit} from './index.js'
 import {countryFlag} from './regions.js'
-import {timeZoneAt} from './timezone.js'
+import {timeZoneAt, timeZoneText} from './timezone.js'
 
 /** Countries that write the house number after the street ("Hauptstraße 12"). */
 const NUMBER_AFTER = new Set(['DE', 'AT', 'CH', 'LI', 'IT', 'ES', 'PT', 'NL', 'BE', 'PL', 'CZ', 'SK', 'DK', 'SE', 'NO', 'FI', 'IS', 'HR', 'SI', 'HU', 'RS', 'BA', 'ME', 'AD', 'MX', 'BR', 'AR', 'CL', 'CO', 'PE', 'TR', 'GR', 'RO', 'BG', 'EE', 'LV', 'LT', 'RU', 'UA'])
@@ -65,6 +65,45 @@ const r7 = (v: number) => Math.round(v * 1e7) / 1e7
 
 /** The spec's Address object; empty fields are left out, as the hosted original does. */
 export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean; now?: Date; lang?: string} = {}): AddressJson {
+  const out = docJson(hit, extra)
+  if (extra.distance !== undefined) out.distance = Math.round(extra.distance)
+  const tz = timeZoneAt(hit.lon, hit.lat, extra.now)
+  if (tz) out.timeZone = tz
+  return out
+}
+
+/** per answer variant (confidence, placeLabel), a doc's Address JSON text up to its distance: built once per doc while the cache holds it */
+const docTexts = new Map<string, Map<Doc, string>>()
+let cachedTexts = 0
+const MAX_CACHED_TEXTS = 50_000
+
+/** `addressJson` as JSON text: the doc's own part cached, the distance and the time zone spliced. */
+export function addressText(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean} = {}): string {
+  const tail = `${extra.distance !== undefined ? `,"distance":${Math.round(extra.distance)}` : ''}${tzMember(hit.lon, hit.lat)}}`
+  // an interpolated point is not the doc's own
+  if (hit.lon !== hit.doc.lon || hit.lat !== hit.doc.lat) return JSON.stringify(docJson(hit, extra)).slice(0, -1) + tail
+  const variant = `${hit.confidence}${extra.placeLabel ? '+label' : ''}`
+  let texts = docTexts.get(variant)
+  if (!texts) docTexts.set(variant, (texts = new Map()))
+  let text = texts.get(hit.doc)
+  if (text === undefined) {
+    if (cachedTexts >= MAX_CACHED_TEXTS) {
+      docTexts.forEach((m) => m.clear())
+      cachedTexts = 0
+    }
+    texts.set(hit.doc, (text = JSON.stringify(docJson(hit, extra)).slice(0, -1)))
+    cachedTexts++
+  }
+  return text + tail
+}
+
+function tzMember(lon: number, lat: number): string {
+  const tz = timeZoneText(lon, lat)
+  return tz ? `,"timeZone":${tz}` : ''
+}
+
+/** The Address object but its distance and time zone. */
+function docJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {placeLabel?: boolean; lang?: string}): AddressJson {
   // a place's name in the language asked for (`name:<lang>`), when it has one
   const local = extra.lang && hit.doc.names?.[extra.lang]
   const d = local ? {...hit.doc, name: local} : hit.doc
@@ -97,8 +136,5 @@ export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>
   set('addressLabel', label ?? (d.layer === 'place' ? d.name : null))
   if (extra.placeLabel && d.layer === 'place') set('placeLabel', d.name)
   if (d.layer === 'place' && d.category) out.placeCategory = d.category
-  if (extra.distance !== undefined) out.distance = Math.round(extra.distance)
-  const tz = timeZoneAt(hit.lon, hit.lat, extra.now)
-  if (tz) out.timeZone = tz
   return out
 }

@@ -44,6 +44,19 @@ export function tokens(text: string): string[] {
   return out
 }
 
+/** A hyphenated house number as typed: Queens' "212-47A", a range "17-19". */
+const HYPHENATED = /^\d+[a-z]?-\d+[a-z]?$/
+
+/** Search tokens of what a user typed: as `tokens`, but a hyphenated house number stays one token, as `numberTokens` indexed it. */
+export function queryTokens(text: string): string[] {
+  const out: string[] = []
+  for (const part of fold(text).split(/[\s,;]+/)) {
+    if (HYPHENATED.test(part)) out.push(part)
+    else if (part) out.push(...tokens(part))
+  }
+  return out
+}
+
 /** Tokens of a house number: "17-19" → 17-19, 17; "4B" → 4b, 4; "4 bis" → 4bis, 4. */
 export function numberTokens(number: string): string[] {
   const n = fold(number).replace(/\s+/g, '')
@@ -58,7 +71,7 @@ export function numberTokens(number: string): string[] {
 }
 
 /** Whether a query token looks like a house number (digits, maybe one letter or a range). */
-export const isNumberLike = (t: string) => /^\d{1,6}[a-z]?$/.test(t) || /^\d+-\d+$/.test(t)
+export const isNumberLike = (t: string) => /^\d{1,6}[a-z]?$/.test(t) || HYPHENATED.test(t)
 
 /** A comparable house number: its leading integer, NaN when it has none. */
 export const numberValue = (n: string) => Number.parseInt(n, 10)

@@ -30,18 +30,30 @@ export function stateOf(country: string | null, value: string | null): {state: s
 }
 
 const names = new Intl.DisplayNames(['en'], {type: 'region'})
+const nameOf = new Map<string, string | null>()
+const flagOf = new Map<string, string | null>()
 
 export function countryName(code: string | null): string | null {
   if (!code) return null
-  try {
-    return names.of(code) ?? null
-  } catch {
-    return null
+  let name = nameOf.get(code)
+  if (name === undefined) {
+    try {
+      name = names.of(code) ?? null
+    } catch {
+      name = null
+    }
+    if (nameOf.size < 1000) nameOf.set(code, name)
   }
+  return name
 }
 
 /** The flag emoji of an ISO 3166-1 alpha-2 code. */
 export function countryFlag(code: string | null): string | null {
-  if (!code || !/^[A-Z]{2}$/.test(code)) return null
-  return String.fromCodePoint(...[...code].map((c) => 0x1f1a5 + c.charCodeAt(0)))
+  if (!code) return null
+  let flag = flagOf.get(code)
+  if (flag === undefined) {
+    flag = /^[A-Z]{2}$/.test(code) ? String.fromCodePoint(...[...code].map((c) => 0x1f1a5 + c.charCodeAt(0))) : null
+    if (flagOf.size < 1000) flagOf.set(code, flag)
+  }
+  return flag
 }

@@ -3,13 +3,13 @@ import type {Doc} from './docs.js'
 import {type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
 import {countryCodeAt} from './country.js'
-import {type AddressJson, addressJson} from './json.js'
-import {tokens} from './normalize.js'
+import {type AddressJson, addressJson, addressText} from './json.js'
+import {queryTokens} from './normalize.js'
 import {countryName} from './regions.js'
 
 /** Hits of every region, best first. */
 function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<ReturnType<typeof geocoder>>['search']>[1]): Hit[] {
-  const words = tokens(query)
+  const words = queryTokens(query)
   const hits: Hit[] = []
   for (const region of map.regions()) {
     const g = geocoder(map, region.name)
@@ -39,8 +39,17 @@ export function forwardGeocode(map: MapData, input: ForwardInput): AddressJson[]
 /** `GET /v1/search/autocomplete`: prefix search as the user types, biased to `near`. */
 export function autocomplete(map: MapData, input: AutocompleteInput, near?: [number, number]): AddressJson[] {
   const at = input.near ?? near
-  const hits = searchAll(map, input.query, {prefix: true, layers: input.layers ?? DEFAULT_LAYERS, countries: input.countryCode, near: at, limit: input.limit})
-  return hits.map((h) => addressJson(h, {placeLabel: true, distance: at ? distanceM(at, h) : undefined}))
+  return autocompleteHits(map, input, at).map((h) => addressJson(h, {placeLabel: true, distance: at ? distanceM(at, h) : undefined}))
+}
+
+/** `autocomplete` as the JSON text of its array of addresses (each doc's text built once, as `addressText`). */
+export function autocompleteText(map: MapData, input: AutocompleteInput, near?: [number, number]): string {
+  const at = input.near ?? near
+  return `[${autocompleteHits(map, input, at).map((h) => addressText(h, {placeLabel: true, distance: at ? distanceM(at, h) : undefined})).join(',')}]`
+}
+
+function autocompleteHits(map: MapData, input: AutocompleteInput, at: [number, number] | undefined): Hit[] {
+  return searchAll(map, input.query, {prefix: true, layers: input.layers ?? DEFAULT_LAYERS, countries: input.countryCode, near: at, limit: input.limit})
 }
 
 const distanceM = (at: [number, number], h: Hit) => {

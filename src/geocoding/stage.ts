@@ -20,6 +20,8 @@ export const geocodingStage: MapStage = {
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)
+    // the admin lookup reads the place labels at every engine load: without this a scan of every map feature
+    db.exec("CREATE INDEX layer_features_place_label ON layer_features(layer) WHERE layer = 'place_label'")
     const insert = db.prepare(INSERT_DOCS)
     const lists: string[][] = []
     const primary: string[][] = []

@@ -15,8 +15,8 @@ export interface TimeZone {
 const formats = new Map<string, {long: Intl.DateTimeFormat; short: Intl.DateTimeFormat}>()
 const clocks = new Map<string, Intl.DateTimeFormat>()
 const standards = new Map<string, number>()
-/** the answer per zone for the current second: results of one request share it */
-const latest = new Map<string, {second: number; zone: TimeZone}>()
+/** the answer per zone for the current second, with its JSON text: results of one request share it */
+const latest = new Map<string, {second: number; zone: TimeZone; json: string}>()
 
 function offsetMinutes(zone: string, at: Date): number {
   let clock = clocks.get(zone)
@@ -31,6 +31,15 @@ const pad = (n: number) => String(Math.abs(n)).padStart(2, '0')
 
 /** The time zone at a point (boundaries shipped with @photostructure/tz-lookup, offline), as of `now`. */
 export function timeZoneAt(lon: number, lat: number, now = new Date()): TimeZone | null {
+  return zoneAt(lon, lat, now)?.zone ?? null
+}
+
+/** `timeZoneAt` as JSON text, for answers spliced from text. */
+export function timeZoneText(lon: number, lat: number, now = new Date()): string | null {
+  return zoneAt(lon, lat, now)?.json ?? null
+}
+
+function zoneAt(lon: number, lat: number, now: Date): {zone: TimeZone; json: string} | null {
   let id: string
   try {
     id = tzlookup(lat, lon)
@@ -39,7 +48,7 @@ export function timeZoneAt(lon: number, lat: number, now = new Date()): TimeZone
   }
   const second = Math.floor(now.getTime() / 1000)
   const cached = latest.get(id)
-  if (cached && cached.second === second) return cached.zone
+  if (cached && cached.second === second) return cached
   let f = formats.get(id)
   if (!f) {
     f = {long: new Intl.DateTimeFormat('en-US', {timeZone: id, timeZoneName: 'long'}), short: new Intl.DateTimeFormat('en-US', {timeZone: id, timeZoneName: 'short'})}
@@ -59,6 +68,7 @@ export function timeZoneAt(lon: number, lat: number, now = new Date()): TimeZone
   const sign = offset < 0 ? '-' : '+'
   const currentTime = `${local.toISOString().slice(0, 19)}${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
   const zone = {id, name: zoneName(f.long, now), code: zoneName(f.short, now), currentTime, utcOffset: offset * 60, dstOffset: (offset - standard) * 60}
-  latest.set(id, {second, zone})
-  return zone
+  const entry = {second, zone, json: JSON.stringify(zone)}
+  latest.set(id, entry)
+  return entry
 }

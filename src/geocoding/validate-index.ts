@@ -1,17 +1,18 @@
 import type {Engine, MapData} from '../map/mapdata.js'
-import type {Doc} from './docs.js'
+import {type Doc, readDocs} from './docs.js'
 import {geocoder} from './index.js'
 import {fold} from './normalize.js'
 import {numberKey, postcodeKey, streetKey} from './postal.js'
 
 /**
  * One region's addresses as postal records, for `/v1/addresses/validate`: address docs by house
- * number (a number narrows a region to a few dozen candidates, whose streets are then compared
- * loosely), every street by its comparable form (for numbers the map does not know), the names
- * an address's town goes by (admin parts and its own `addr:city`), and the addresses of places.
+ * number in a postcode or town (a few candidates, whose streets are then compared loosely), every
+ * street by its comparable form (for numbers the map does not know), the names an address's town
+ * goes by (admin parts and its own `addr:city`), and the addresses of places.
  */
 export class ValidationIndex implements Engine {
-  readonly byNumber = new Map<string, number[]>()
+  /** `number|pc:<postcode>` and `number|town:<folded town>` → address docs (a candidate must agree on postcode or town: a region 10× larger does not make the lists longer) */
+  readonly byNumberAt = new Map<string, number[]>()
   /** comparable street → address and street docs on it */
   readonly byStreet = new Map<string, number[]>()
   /** per doc: its comparable street ('' for other layers) */
@@ -48,7 +49,9 @@ export class ValidationIndex implements Engine {
       for (const t of this.towns[i]) this.streetIn(`town:${t}`, street)
       if (d.postalCode && d.countryCode) this.streetIn(`pc:${postcodeKey(d.countryCode, d.postalCode)}`, street)
       if (d.layer !== 'address' || !d.number) return
-      push(this.byNumber, numberKey(d.number), i)
+      const number = numberKey(d.number)
+      if (d.postalCode) push(this.byNumberAt, `${number}|pc:${postcodeKey(d.countryCode ?? '', d.postalCode)}`, i)
+      for (const t of this.towns[i]) push(this.byNumberAt, `${number}|town:${t}`, i)
       if (d.postalCode && d.countryCode) {
         const key = postcodeKey(d.countryCode, d.postalCode)
         const towns = this.postcodeTowns.get(key) ?? new Set()
@@ -95,6 +98,6 @@ export function validationIndex(map: MapData, region: string): ValidationIndex |
     // maps imported before addresses kept `building` have no such column
     const building = (db.prepare('SELECT 1 FROM pragma_table_info(\'addresses\') WHERE name = \'building\'').get() ? 'building' : 'NULL')
     const rows = db.prepare(`SELECT id, city, ${building} FROM addresses WHERE city IS NOT NULL OR ${building} IS NOT NULL`).raw().all() as [number, string | null, string | null][]
-    return new ValidationIndex(g.docs, new Map(rows.map(([id, city, b]) => [id, {city, building: b}])))
+    return new ValidationIndex(readDocs(db), new Map(rows.map(([id, city, b]) => [id, {city, building: b}])))
   })
 }

@@ -86,7 +86,9 @@ function numberCandidates(indexes: ValidationIndex[], typed: Typed): Candidate[]
   const street = streetKey(typed.street!), number = numberKey(typed.number!)
   const byAddress = new Map<string, Candidate>()
   for (const idx of indexes) {
-    for (const i of idx.byNumber.get(number) ?? []) {
+    // the docs with that number in the typed postcode or town, in doc order (the first of equal addresses answers)
+    const at = [...new Set([...idx.byNumberAt.get(`${number}|pc:${postcodeKey(typed.cc, typed.postalCode)}`) ?? [], ...idx.byNumberAt.get(`${number}|town:${fold(typed.city)}`) ?? []])].sort((a, b) => a - b)
+    for (const i of at) {
       const doc = idx.docs[i]
       if (doc.countryCode && doc.countryCode !== typed.cc) continue
       const level = streetLevel(street, idx.streetKeys[i])

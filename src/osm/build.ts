@@ -202,7 +202,7 @@ export class MapBuilder {
       // real IATA codes only: 3 letters (FAA location identifiers such as 4MD are not)
       const iata = tags.aeroway === 'aerodrome' && /^[A-Z]{3}$/.test(tags.iata ?? '') ? tags.iata : null
       const rowId = ++this.built.places
-      this.st.place.run(rowId, type, id, tags.name, pc.category, pc.osmTag, tags.brand ?? null, tags['brand:wikidata'] ?? null, iata,
+      this.st.place.run(rowId, type, id, tags.name ?? tags.brand, pc.category, pc.osmTag, tags.brand ?? null, tags['brand:wikidata'] ?? null, iata,
         tags['addr:housenumber'] ?? null, tags['addr:street'] ?? null, tags['addr:city'] ?? null, tags['addr:postcode'] ?? null,
         JSON.stringify(extra), round7(lon), round7(lat), footprint ?? null)
       this.st.placeBox.run(rowId, lon, lon, lat, lat)

@@ -55,9 +55,10 @@ const CATEGORY_BY_KEY: Record<string, string> = {
 
 export interface PlaceClass {category: string; osmTag: string}
 
-/** The category of a named object, or null when it is not a place. `aeroway` counts only for aerodromes/terminals. */
+/** The category of a named (or branded) object, or null when it is not a place. `aeroway` counts only for aerodromes/terminals. */
 export function placeClass(tags: Tags): PlaceClass | null {
-  if (!tags.name) return null
+  // an unnamed branded POI (a chain's fuel station, "brand=Shell") is a place named by its brand
+  if (!tags.name && !tags.brand) return null
   for (const key of POI_KEYS) {
     const value = tags[key]
     if (!value || value === 'no') continue

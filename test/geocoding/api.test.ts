@@ -2,6 +2,7 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {autocomplete} from '../../src/geocoding/search.js'
 import {importOsm} from '../../src/osm/index.js'
 import {setSetting} from '../../src/project/settings.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -16,6 +17,7 @@ beforeAll(async () => {
   pk = server.keys.testPk
   await importOsm(MONACO, {dataDir: server.dataDir})
   await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir: server.dataDir, add: true})
+  await importOsm(fixture('gozo-mt.osm.pbf'), {dataDir: server.dataDir, add: true})
 }, 120_000)
 afterAll(() => server?.stop())
 
@@ -31,6 +33,13 @@ describe('forward geocode', () => {
       expect({query, number: top.number, street: top.street, city: top.city, layer: top.layer, confidence: top.confidence}).toEqual({
         query, number: '6', street: 'Boulevard de Belgique', city: 'Monaco', layer: 'address', confidence: 'exact',
       })
+    }
+  })
+
+  it('keeps a hyphenated house number whole, as typed ("17-19", Queens\' "212-47A"), in forward and autocomplete', async () => {
+    for (const [path, query] of [['geocode/forward', '17-19 Avenue de Monte-Carlo'], ['search/autocomplete', '17-19 Avenue de Mon'], ['search/autocomplete', '7-9 rue terr']]) {
+      const [top] = (await get(`/v1/${path}?query=${q(query)}`)).body.addresses
+      expect({query, number: top.number, layer: top.layer}).toEqual({query, number: query.split(' ')[0], layer: 'address'})
     }
   })
 
@@ -73,6 +82,17 @@ describe('forward geocode', () => {
   })
 })
 
+describe('states from level-4 areas', () => {
+  it('carry the area\'s ISO 3166-2 code as stateCode (Gozo, MT-45), forward and reverse', async () => {
+    const [top] = (await get(`/v1/geocode/forward?query=${q('33 Triq il-Wileg')}`)).body.addresses
+    expect({number: top.number, street: top.street, state: top.state, stateCode: top.stateCode, countryCode: top.countryCode}).toEqual({
+      number: '33', street: 'Triq il-Wileg', state: 'Gozo', stateCode: '45', countryCode: 'MT',
+    })
+    const [back] = (await get(`/v1/geocode/reverse?coordinates=${top.latitude},${top.longitude}`)).body.addresses
+    expect({number: back.number, state: back.state, stateCode: back.stateCode}).toEqual({number: '33', state: 'Gozo', stateCode: '45'})
+  })
+})
+
 describe('reverse geocode', () => {
   it('answers the nearest address with its distance, else the street, else the area', async () => {
     const {body} = await get(`/v1/geocode/reverse?coordinates=47.1430016,9.5192385`)
@@ -99,6 +119,14 @@ describe('autocomplete', () => {
     const places = await get(`/v1/search/autocomplete?query=${q('Casino de Monte')}&layers=place&countryCode=MC`)
     expect(places.body.addresses[0]).toMatchObject({layer: 'place', countryCode: 'MC'})
     expect(places.body.addresses[0].placeLabel).toMatch(/Casino/)
+    // the answer spliced from cached text is the domain's objects, key for key, also the second time (from the cache)
+    for (const query of ['Egertastrasse 3', 'Egertastrasse 3', 'Casino de Monte', '17-19 Avenue de Mon']) {
+      const r = await get(`/v1/search/autocomplete?query=${q(query)}&near=43.74,7.42`)
+      const objects = autocomplete(server.system.map, {query, limit: 10, near: [7.42, 43.74]})
+      const noClock = (list: {timeZone?: {currentTime?: string}}[]) => list.map((a) => ({...a, timeZone: {...a.timeZone, currentTime: undefined}}))
+      expect(objects.length, query).toBeGreaterThan(0)
+      expect(JSON.stringify(noClock(r.body.addresses)), query).toBe(JSON.stringify(noClock(objects)))
+    }
     const click = await server.call('POST', '/v1/search/autocomplete/click', {key: pk, body: {}})
     expect(click.status).toBe(204)
   })
@@ -125,6 +153,15 @@ describe('search places', () => {
       expect(bad.status, path).toBe(400)
       expect(bad.body.meta.param, path).toBe(param)
     }
+  })
+})
+
+describe('branded places without a name', () => {
+  it('are places named by their brand, found by chain and by text (Liechtenstein\'s unnamed Shell stations)', async () => {
+    const {body} = await get('/v1/search/places?chains=shell&near=47.2,9.54&radius=2000')
+    expect(body.places.map((p: {_id: string; name: string; categories: string[]}) => [p._id, p.name, p.categories[0]]).sort()).toEqual([['n757459268', 'Shell', 'fuel'], ['n757459271', 'Shell', 'fuel']])
+    const found = await get(`/v1/geocode/forward?query=${q('Shell Mauren')}&layers=place`)
+    expect(found.body.addresses[0]).toMatchObject({layer: 'place', placeCategory: 'fuel', city: 'Mauren', formattedAddress: 'Shell, 9486 Mauren, Liechtenstein'})
   })
 })
 
@@ -164,6 +201,17 @@ describe('IP geocode and blocked countries', () => {
       expect(ok.status).toBe(200)
       const ip = await trusted.call('GET', '/v1/geocode/ip', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '8.8.8.8'}})
       expect(ip.body).toMatchObject({ip: '8.8.8.8', proxy: false, address: {countryCode: 'US', country: 'United States'}})
+      // the answer spliced from text is the domain's object, key for key; twice (the second from the cached record)
+      for (const address of ['8.8.8.8', '8.8.8.8', '2001:4860:4860::8888']) {
+        const r = await trusted.call('GET', '/v1/geocode/ip', {key: trusted.keys.testPk, headers: {'x-forwarded-for': address}})
+        const {meta, ...rest} = r.body
+        expect(meta).toEqual({code: 200})
+        const object = trusted.system.ip.geocode(address, []) as unknown as {address: {timeZone: {currentTime?: string}}}
+        // the clock may tick between the two
+        delete rest.address.timeZone.currentTime
+        delete object.address.timeZone.currentTime
+        expect(JSON.stringify(rest)).toBe(JSON.stringify(object))
+      }
     } finally {
       await trusted.stop()
     }

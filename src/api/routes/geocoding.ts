@@ -1,10 +1,11 @@
-import {autocomplete, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
+import {autocompleteText, forwardGeocode, reverseGeocode} from '../../geocoding/search.js'
 import {autocompleteQuery, forwardQuery, placesQuery, reverseQuery, validateQuery} from '../../geocoding/input.js'
 import {validateAddress} from '../../geocoding/validate.js'
 import {searchPlaces} from '../../geocoding/places.js'
 import {getSettings} from '../../project/settings.js'
 import {parse} from '../../validate.js'
 import type {Api} from '../router.js'
+import {JsonText} from '../send.js'
 
 /** Geocoding: `/v1/geocode/forward|reverse|ip`, `/v1/search/autocomplete` (+ `/click`), `/v1/search/places`, `/v1/addresses/validate`. */
 export function geocodingRoutes(api: Api): void {
@@ -19,7 +20,7 @@ export function geocodingRoutes(api: Api): void {
     const input = parse(autocompleteQuery, req.query)
     const r = input.near ? null : ip.lookup(req.ip)
     const near: [number, number] | undefined = r ? [r.longitude!, r.latitude!] : undefined
-    return {meta: {code: 200}, addresses: autocomplete(map, input, near)}
+    return new JsonText(`{"meta":{"code":200},"addresses":${autocompleteText(map, input, near)}}`)
   })
 
   api.route('post', '/search/autocomplete/click', geocode, (_req, res) => {
@@ -39,6 +40,6 @@ export function geocodingRoutes(api: Api): void {
 
   api.route('get', '/geocode/ip', {auth: 'P', limit: 'ipGeocode'}, (req) => {
     const ranges = getSettings(store, req.auth.live)['fraud.proxyRanges']
-    return {meta: {code: 200}, ...ip.geocode(req.ip, ranges)}
+    return new JsonText(`{"meta":{"code":200},${ip.geocodeText(req.ip, ranges)}}`)
   })
 }
