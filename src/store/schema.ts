@@ -42,6 +42,8 @@ export interface UserTable {
   ip: string | null
   /** Derived context from the last track (geofences, place, regions, beacons, fraud) as JSON. */
   context: string | null
+  /** Who last moved the user's presence (migration 011; tracking/presence.ts). */
+  presence_stamp: number | null
   created_at: string
   updated_at: string
 }

@@ -1,9 +1,11 @@
+import {randomInt} from 'node:crypto'
 import {CompiledQuery} from 'kysely'
 import {confidenceOf} from '../geofences/confidence.js'
 import {type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
 import {isOperating} from '../geofences/operating-hours.js'
 import type {Settings} from '../project/settings.js'
+import type {Store} from '../store/db.js'
 import type {Tx} from '../store/write.js'
 
 /**
@@ -35,6 +37,13 @@ export interface GeofenceTransition {
   duration?: number
 }
 
+/** The user row's presence stamp as read (`stamp`) and as this track writes it (`next`). */
+export interface PresenceStamp {
+  stamp: number | null
+  next: number
+  newUser: boolean
+}
+
 export interface Moved {
   transitions: GeofenceTransition[]
   inside: Fence[]
@@ -52,6 +61,46 @@ interface PresenceRow {
   entered_at: string
   dwelled: number
   confidence: number
+}
+
+/** How many users' presence a process keeps (LRU); a user past it is read from the store again. */
+const CACHE_USERS = 100_000
+
+/**
+ * Each user's presence rows as this process last committed them, under the stamp committed with
+ * them on the user row. A track reads the user row anyway: when its stamp is the cached one, no
+ * process has moved this presence since and the rows need no read (one statement of ~9 rows a
+ * track at 100k geofences). Any other writer — another process, a rolled-back track — leaves a
+ * different stamp, and the rows are read as before. Rows of geofences deleted since are still
+ * listed here; the engine no longer knows them, so they end without an event, as read rows of a
+ * disabled geofence do.
+ */
+class PresenceCache {
+  private byUser = new Map<string, {stamp: number; rows: readonly PresenceRow[]}>()
+
+  get(user: string, stamp: number | null): readonly PresenceRow[] | undefined {
+    const entry = this.byUser.get(user)
+    return entry && entry.stamp === stamp ? entry.rows : undefined
+  }
+
+  set(user: string, stamp: number, rows: readonly PresenceRow[]): void {
+    this.byUser.delete(user)
+    this.byUser.set(user, {stamp, rows})
+    if (this.byUser.size > CACHE_USERS) this.byUser.delete(this.byUser.keys().next().value!)
+  }
+}
+
+const caches = new WeakMap<Store, PresenceCache>()
+const cacheOf = (store: Store) => caches.get(store) ?? caches.set(store, new PresenceCache()).get(store)!
+
+// a random tag per process, then a counter: no two processes (or lives of one) write the same stamp
+const PROCESS_TAG = randomInt(2 ** 31)
+let stamps = 0
+
+/** The stamp a track writes on the user row with the presence it commits. */
+export function nextPresenceStamp(): number {
+  stamps = (stamps + 1) % 2 ** 21
+  return PROCESS_TAG * 2 ** 21 + stamps
 }
 
 const byFence = (a: {fence: Fence}, b: {fence: Fence}) => (a.fence.sortKey < b.fence.sortKey ? -1 : a.fence.sortKey > b.fence.sortKey ? 1 : 0)
@@ -74,10 +123,11 @@ const operating = (fence: Fence, at: Date) => (fence.hours ? isOperating(fence.h
  * geofences the user is now inside, and `commit` to write the new presence once the user row is
  * written. `generate: false` (fraud block) changes nothing.
  */
-export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate = true, newUser = false): Moved {
+export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate: boolean, stamp: PresenceStamp): Moved {
   const {store} = tx
   const engine = geofenceEngine(store)
-  const rows = newUser ? [] : tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef]))
+  const cache = cacheOf(store)
+  const rows = stamp.newUser ? [] : (cache.get(userRef, stamp.stamp) ?? tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef])))
   const present = new Map(rows.map((r) => [r.geofence_id, r]))
   const minConfidence = settings['geofences.minConfidence']
   const atIso = fix.at.toISOString()
@@ -132,10 +182,18 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   const dwelled = dwells.map((d) => d.fence.id)
   const commit = () => {
-    if (!generate) return
+    if (!generate) {
+      tx.afterCommit(() => cache.set(userRef, stamp.next, rows))
+      return
+    }
     for (const id of dwelled) tx.run(CompiledQuery.raw(DWELLED, [userRef, id]))
     for (const id of gone) tx.run(CompiledQuery.raw(LEFT, [userRef, id]))
     for (const {fence, confidence} of entries) tx.run(CompiledQuery.raw(ENTERED, [userRef, fence.id, live ? 1 : 0, atIso, confidence]))
+    const left = new Set(gone)
+    const now: PresenceRow[] = []
+    for (const r of rows) if (!left.has(r.geofence_id)) now.push(dwelled.includes(r.geofence_id) ? {...r, dwelled: 1} : r)
+    for (const {fence, confidence} of entries) now.push({geofence_id: fence.id, entered_at: atIso, dwelled: 0, confidence})
+    tx.afterCommit(() => cache.set(userRef, stamp.next, now))
   }
   if (!generate) {
     const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))

@@ -34,6 +34,7 @@ export function insertUser(store: Store, live: boolean, fields: NewUser = {}): U
     device_model: null,
     ip: null,
     context: null,
+    presence_stamp: null,
     created_at: now,
     updated_at: now,
     ...fields,

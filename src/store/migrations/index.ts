@@ -9,6 +9,7 @@ import * as m007 from './007_webhook_delivery.js'
 import * as m008 from './008_import_hash.js'
 import * as m009 from './009_user_location.js'
 import * as m010 from './010_track_writes.js'
+import * as m011 from './011_presence_stamp.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008_import_hash': m008,
   '009_user_location': m009,
   '010_track_writes': m010,
+  '011_presence_stamp': m011,
 }
