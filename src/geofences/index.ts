@@ -229,6 +229,10 @@ class EnvIndex {
   private stack = new Int32Array(0)
   private changed = new Set<string>()
   private overlay = new Map<string, Fence>()
+  /** Leaves meeting the current search's box. */
+  private hits = new Int32Array(0)
+  /** A sum of one number of each candidate's shape: the reads must not be optimised away. */
+  touched = 0
 
   load(fences: Iterable<Fence>): void {
     this.byId = new Map()
@@ -259,6 +263,7 @@ class EnvIndex {
     this.boxes = new Float64Array(data, 8, nodes * 4)
     this.links = nodes < 16384 ? new Uint16Array(data, 8 + nodes * 32, nodes) : new Uint32Array(data, 8 + nodes * 32, nodes)
     this.dead = new Uint8Array(all.length)
+    this.hits = new Int32Array(all.length + NODE_SIZE)
     this.stack = new Int32Array(2 * NODE_SIZE * this.levelEnds.length)
     let length = 0
     for (const f of all) length += shapeLength(f.geo, f.at)
@@ -307,22 +312,38 @@ class EnvIndex {
     const {boxes, links, levelEnds, dead, stack, fences} = this
     let level = levelEnds.length - 1
     let pos = boxes.length - 4
-    let top = 0
+    let top = 0, count = 0
+    const hits = this.hits
     while (level >= 0) {
       const end = Math.min(pos + NODE_SIZE * 4, levelEnds[level])
-      for (; pos < end; pos += 4) {
-        if (maxX < boxes[pos] || maxY < boxes[pos + 1] || minX > boxes[pos + 2] || minY > boxes[pos + 3]) continue
-        if (level > 0) {
+      if (level === 0) {
+        // most leaves of a visited node miss a box this small: counting beats branching on each
+        for (; pos < end; pos += 4) {
+          hits[count] = pos >> 2
+          count += +(maxX >= boxes[pos]) & +(maxY >= boxes[pos + 1]) & +(minX <= boxes[pos + 2]) & +(minY <= boxes[pos + 3])
+        }
+      } else {
+        for (; pos < end; pos += 4) {
+          if (maxX < boxes[pos] || maxY < boxes[pos + 1] || minX > boxes[pos + 2] || minY > boxes[pos + 3]) continue
           stack[top++] = links[pos >> 2]
           stack[top++] = level - 1
-        } else if (dead[pos >> 2] === 0) {
-          out.push(fences[pos >> 2])
         }
       }
       if (top === 0) break
       level = stack[--top]
       pos = stack[--top]
     }
+    // touching each candidate's shape here, where the reads do not wait on each other, overlaps
+    // their cache misses; the evaluation would otherwise stall on them one candidate at a time
+    let touched = 0
+    for (let i = 0; i < count; i++) {
+      const k = hits[i]
+      if (dead[k] !== 0) continue
+      const f = fences[k]
+      out.push(f)
+      touched += f.geo[f.at]
+    }
+    this.touched = touched
     for (const f of this.overlay.values()) {
       if (f.maxLng >= minX && f.minLng <= maxX && f.maxLat >= minY && f.minLat <= maxY) out.push(f)
     }
