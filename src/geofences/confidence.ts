@@ -114,6 +114,17 @@ function originToRing(xs: Float64Array, ys: Float64Array, n: number): number {
 }
 
 /**
+ * For a ring around the origin: the radius of the largest disc at the origin inside it (0 when the
+ * origin is outside) and of the smallest disc at the origin that holds it.
+ */
+export function ringRadii(xs: Float64Array, ys: Float64Array, n: number): {inner: number; outer: number} {
+  const edge = originToRing(xs, ys, n)
+  let outer = 0
+  for (let i = 0; i < n; i++) outer = Math.max(outer, Math.sqrt(xs[i] * xs[i] + ys[i] * ys[i]))
+  return {inner: originInside ? edge : 0, outer}
+}
+
+/**
  * Share of the disc (centre 0,0 in local metres, radius `r`) inside the ring, or inside the ring
  * grown by `grow` metres (exits). Exactly 1 or 0 when the centre is at least `r` from the boundary.
  * Otherwise, for the ring itself, the exact area of disc ∩ polygon (`discArea`); for the grown ring

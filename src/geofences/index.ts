@@ -3,28 +3,31 @@ import Flatbush from 'flatbush'
 import type {Statement} from 'better-sqlite3'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
-import {circleShare, degreesAround, haversine, localX, localY, ringShare} from './confidence.js'
+import {circleShare, degreesAround, distanceToRing, haversine, insideRing, localX, localY, ringRadii, ringShare} from './confidence.js'
 import {blockListOf} from './ip.js'
 import type {OperatingHours} from './operating-hours.js'
 import type {GeofenceRow} from './store.js'
 
 /** An enabled geofence as the engine holds it: what evaluation needs, parsed once. */
 export interface Fence {
+  /**
+   * The shape as numbers at `geo[at…]` (layout below): the environment packs the shapes of its
+   * tree into one array in the tree's order, so the candidates of a fix lie side by side in memory.
+   */
+  geo: Float64Array
+  at: number
+  /** Position in its environment's tree; -1 while in the overlay. */
+  slot: number
   id: string
   live: boolean
   tag: string | null
   externalId: string | null
   type: string
-  /** Circles are evaluated exactly from centre and radius; polygons and isochrones from `ring`. */
+  /** Circles are evaluated exactly from centre and radius; polygons and isochrones from the ring. */
   circle: boolean
   lng: number
   lat: number
   radius: number
-  /**
-   * The ring's vertices as metres from the centre (`lng`/`lat`), interleaved and closed, east
-   * unscaled by the cosine of latitude (the fix's cosine scales it); null for circles.
-   */
-  ring: Float64Array | null
   minLng: number
   minLat: number
   maxLng: number
@@ -45,20 +48,58 @@ export interface Fence {
   sortKey: string
 }
 
+/**
+ * A shape's numbers, from `at`: the centre, the cosine of its latitude, the radius (circles) or
+ * the radius of the smallest centred disc holding the ring, the radius of the largest centred disc
+ * inside the ring (0 when the centre is outside it), the bbox, the vertex count (0 for circles),
+ * then the ring's vertices as metres from the centre, interleaved and closed, east unscaled by the
+ * cosine of latitude (the fix's cosine scales it). The two radii are in the centre's frame.
+ */
+const LNG = 0, LAT = 1, COS = 2, OUTER = 3, INNER = 4, MIN_LNG = 5, MIN_LAT = 6, MAX_LNG = 7, MAX_LAT = 8, VERTICES = 9, RING = 10
+const shapeLength = (geo: Float64Array, at: number) => RING + 2 * geo[at + VERTICES]
+
+const RAD = Math.PI / 180
+const MAX_RING = 4096
+const xs = new Float64Array(MAX_RING)
+const ys = new Float64Array(MAX_RING)
+
+function shapeOf(row: GeofenceRow, circle: boolean): Float64Array {
+  const coords = circle ? [] : (JSON.parse(row.geometry) as {coordinates: number[][][]}).coordinates[0]
+  const geo = new Float64Array(RING + 2 * coords.length)
+  geo[LNG] = row.center_lng
+  geo[LAT] = row.center_lat
+  geo[COS] = Math.cos(row.center_lat * RAD)
+  geo[OUTER] = row.radius
+  geo[MIN_LNG] = row.min_lng
+  geo[MIN_LAT] = row.min_lat
+  geo[MAX_LNG] = row.max_lng
+  geo[MAX_LAT] = row.max_lat
+  geo[VERTICES] = coords.length
+  coords.forEach(([lng, lat], i) => {
+    geo[RING + 2 * i] = localX(lng, row.center_lng, 1)
+    geo[RING + 2 * i + 1] = localY(lat, row.center_lat)
+  })
+  if (coords.length) {
+    const n = Math.min(coords.length, MAX_RING)
+    for (let i = 0; i < n; i++) {
+      xs[i] = geo[RING + 2 * i] * geo[COS]
+      ys[i] = geo[RING + 2 * i + 1]
+    }
+    const {inner, outer} = ringRadii(xs, ys, n)
+    geo[OUTER] = outer
+    geo[INNER] = inner
+  }
+  return geo
+}
+
 export function fenceOf(row: GeofenceRow): Fence {
   const circle = row.type === 'circle'
-  let ring: Float64Array | null = null
-  if (!circle) {
-    const coords = (JSON.parse(row.geometry) as {coordinates: number[][][]}).coordinates[0]
-    ring = new Float64Array(coords.length * 2)
-    coords.forEach(([lng, lat], i) => {
-      ring![2 * i] = localX(lng, row.center_lng, 1)
-      ring![2 * i + 1] = localY(lat, row.center_lat)
-    })
-  }
   const userIds = [row.user_id, ...(row.user_ids ?? '').split(',')].map((s) => s?.trim()).filter((s): s is string => !!s)
   const metadata = row.metadata === null ? {} : JSON.parse(row.metadata)
   return {
+    geo: shapeOf(row, circle),
+    at: 0,
+    slot: -1,
     id: row.id,
     live: row.live === 1,
     tag: row.tag,
@@ -68,7 +109,6 @@ export function fenceOf(row: GeofenceRow): Fence {
     lng: row.center_lng,
     lat: row.center_lat,
     radius: row.radius,
-    ring,
     minLng: row.min_lng,
     minLat: row.min_lat,
     maxLng: row.max_lng,
@@ -81,6 +121,7 @@ export function fenceOf(row: GeofenceRow): Fence {
     dwellThreshold: row.dwell_threshold,
     tripApproachingThreshold: row.trip_approaching_threshold,
     sortKey: `${row.tag ?? ''}\u0000${row.external_id ?? ''}\u0000${row.id}`,
+    summaryJson: undefined,
     summary: {
       _id: row.id,
       ...(row.tag === null ? {} : {tag: row.tag}),
@@ -102,58 +143,96 @@ const FENCE_COLUMNS = ['id', 'live', 'tag', 'external_id', 'description', 'type'
   'user_ids', 'ip', 'stop_detection', 'operating_hours', 'disable_after', 'dwell_threshold', 'trip_approaching_threshold',
   'min_lng', 'min_lat', 'max_lng', 'max_lat'].join(', ')
 
-const RAD = Math.PI / 180
-const MAX_RING = 4096
-const xs = new Float64Array(MAX_RING)
-const ys = new Float64Array(MAX_RING)
+/** The cosine of the last latitude asked about: the candidates of one fix share it. */
+let cosLat = NaN, cosOfLat = 1
+const cosOf = (lat: number) => (lat === cosLat ? cosOfLat : (cosOfLat = Math.cos((cosLat = lat) * RAD)))
+
+/**
+ * The fence's ring in local metres around lng/lat (`cos` its latitude's cosine) into `xs`/`ys`;
+ * returns the vertex count.
+ */
+function ringAround(geo: Float64Array, at: number, lng: number, lat: number, cos: number): number {
+  const n = Math.min(geo[at + VERTICES], MAX_RING)
+  const ox = localX(geo[at + LNG], lng, cos), oy = localY(geo[at + LAT], lat)
+  for (let i = 0, k = at + RING; i < n; i++, k += 2) {
+    xs[i] = geo[k] * cos + ox
+    ys[i] = geo[k + 1] + oy
+  }
+  return n
+}
 
 /**
  * Share of the accuracy disc (radius `r` metres around lng/lat) inside the fence grown by `grow`
  * metres: exact lens area for circles, a fixed sample pattern for polygons (confidence.ts).
  */
 export function shareInside(fence: Fence, lng: number, lat: number, r: number, grow = 0): number {
-  const cos = Math.cos(lat * RAD)
-  if (fence.circle) {
+  const geo = fence.geo, at = fence.at
+  const cos = cosOf(lat)
+  const dx = localX(geo[at + LNG], lng, cos), dy = localY(geo[at + LAT], lat)
+  const d = Math.sqrt(dx * dx + dy * dy)
+  if (geo[at + VERTICES] === 0) {
     // the flat distance is within 1 % of the great-circle one at geofence scale: only discs near
     // the boundary pay for haversine and the lens
-    const R = fence.radius + grow
-    const dx = localX(fence.lng, lng, cos), dy = localY(fence.lat, lat)
-    const flat = Math.sqrt(dx * dx + dy * dy)
-    const slack = 0.01 * flat + 1
-    if (flat - slack >= r + R) return 0
-    if (flat + slack <= R - r) return 1
-    return circleShare(haversine(lng, lat, fence.lng, fence.lat), r, R)
+    const R = geo[at + OUTER] + grow
+    const slack = 0.01 * d + 1
+    if (d - slack >= r + R) return 0
+    if (d + slack <= R - r) return 1
+    return circleShare(haversine(lng, lat, geo[at + LNG], geo[at + LAT]), r, R)
   }
   // a disc (or point) that misses the bbox grown by `grow` misses the polygon: a quarter of the
   // candidates of a box search are such corners
-  const bx = localX(lng < fence.minLng ? fence.minLng : lng > fence.maxLng ? fence.maxLng : lng, lng, cos)
-  const by = localY(lat < fence.minLat ? fence.minLat : lat > fence.maxLat ? fence.maxLat : lat, lat)
+  const minLng = geo[at + MIN_LNG], maxLng = geo[at + MAX_LNG], minLat = geo[at + MIN_LAT], maxLat = geo[at + MAX_LAT]
+  const bx = localX(lng < minLng ? minLng : lng > maxLng ? maxLng : lng, lng, cos)
+  const by = localY(lat < minLat ? minLat : lat > maxLat ? maxLat : lat, lat)
   const reach = r + grow
   if (bx * bx + by * by > reach * reach) return 0
-  const ring = fence.ring!
-  const n = Math.min(ring.length / 2, MAX_RING)
-  const ox = localX(fence.lng, lng, cos), oy = localY(fence.lat, lat)
-  for (let i = 0; i < n; i++) {
-    xs[i] = ring[2 * i] * cos + ox
-    ys[i] = ring[2 * i + 1] + oy
-  }
-  return ringShare(xs, ys, n, r, grow)
+  // a disc within the largest centred disc inside the ring is inside; one beyond the smallest
+  // holding it is out. The fix's frame stretches the centre's east-west by cos / cos(centre), so
+  // the radii shrink or grow by that much; the margin keeps these answers the ones ringShare gives
+  const stretch = cos / geo[at + COS]
+  const disc = r > 0 ? r : 0
+  if (d + disc <= geo[at + INNER] * (stretch < 1 ? stretch : 1) * (1 - 1e-9) - 1e-6) return 1
+  if (d - disc - grow >= geo[at + OUTER] * (stretch > 1 ? stretch : 1) * (1 + 1e-9) + 1e-6) return 0
+  return ringShare(xs, ys, ringAround(geo, at, lng, lat, cos), r, grow)
+}
+
+/** Metres from lng/lat to the geofence: 0 inside it, else to its edge. */
+export function distanceTo(fence: Fence, lng: number, lat: number): number {
+  if (fence.circle) return Math.max(0, haversine(lng, lat, fence.lng, fence.lat) - fence.radius)
+  const n = ringAround(fence.geo, fence.at, lng, lat, cosOf(lat))
+  return insideRing(xs, ys, n, 0, 0) ? 0 : distanceToRing(xs, ys, n, 0, 0)
 }
 
 /** Past this many changed geofences since the last build, the tree is rebuilt on the next search. */
 const OVERLAY_MAX = 256
+const NODE_SIZE = 16
 
 /**
- * One environment's enabled geofences in a static packed R-tree (flatbush: flat typed arrays) plus
- * a small overlay of geofences changed since it was built, scanned linearly; the tree is rebuilt
- * from memory once the overlay passes OVERLAY_MAX.
+ * One environment's enabled geofences in a static packed Hilbert R-tree (flatbush, searched here
+ * without allocating: flat typed arrays, fences and their shapes in the tree's leaf order) plus a
+ * small overlay of geofences changed since it was built, scanned linearly; the tree is rebuilt from
+ * memory once the overlay passes OVERLAY_MAX.
  */
 class EnvIndex {
   byId = new Map<string, Fence>()
+  /** The tree's fences in leaf order. */
   private fences: Fence[] = []
-  private tree: Flatbush | null = null
-  private masked = new Set<string>()
+  /**
+   * flatbush's boxes (leaves, then each level's nodes) and, per box, the item it was built from
+   * (leaves) or its first child's box offset (nodes).
+   */
+  private boxes = new Float64Array(0)
+  private links: Uint16Array | Uint32Array = new Uint32Array(0)
+  private levelEnds: number[] = []
+  /** Per leaf: 1 once its fence was changed or removed after the build. */
+  private dead = new Uint8Array(0)
+  private stack = new Int32Array(0)
+  private changed = new Set<string>()
   private overlay = new Map<string, Fence>()
+  /** Leaves meeting the current search's box. */
+  private hits = new Int32Array(0)
+  /** A sum of one number of each candidate's shape: the reads must not be optimised away. */
+  touched = 0
 
   load(fences: Iterable<Fence>): void {
     this.byId = new Map()
@@ -162,44 +241,109 @@ class EnvIndex {
   }
 
   private build(): void {
-    this.fences = [...this.byId.values()]
-    this.masked.clear()
+    const all = [...this.byId.values()]
+    this.changed.clear()
     this.overlay.clear()
-    if (this.fences.length === 0) {
-      this.tree = null
-      return
-    }
-    const tree = new Flatbush(this.fences.length)
-    for (const f of this.fences) tree.add(f.minLng, f.minLat, f.maxLng, f.maxLat)
+    this.fences = []
+    this.levelEnds = []
+    if (all.length === 0) return
+    const tree = new Flatbush(all.length, NODE_SIZE)
+    for (const f of all) tree.add(f.minLng, f.minLat, f.maxLng, f.maxLat)
     tree.finish()
-    this.tree = tree
+    // flatbush's data (the layout Flatbush.from reads): an 8-byte header, the boxes of the leaves
+    // and then of each level's nodes, then per box the item (leaves) or first child's box offset
+    let n = all.length, nodes = n
+    this.levelEnds = [n * 4]
+    do {
+      n = Math.ceil(n / NODE_SIZE)
+      nodes += n
+      this.levelEnds.push(nodes * 4)
+    } while (n !== 1)
+    const data = tree.data as ArrayBuffer
+    this.boxes = new Float64Array(data, 8, nodes * 4)
+    this.links = nodes < 16384 ? new Uint16Array(data, 8 + nodes * 32, nodes) : new Uint32Array(data, 8 + nodes * 32, nodes)
+    this.dead = new Uint8Array(all.length)
+    this.hits = new Int32Array(all.length + NODE_SIZE)
+    this.stack = new Int32Array(2 * NODE_SIZE * this.levelEnds.length)
+    let length = 0
+    for (const f of all) length += shapeLength(f.geo, f.at)
+    const geo = new Float64Array(length)
+    // each fence copied to a fresh object in leaf order: the candidates of a fix are then neighbours
+    // in memory too (reading a scattered fence was half the cost of an evaluation at 100k)
+    for (let k = 0, at = 0; k < all.length; k++) {
+      const f = {...all[this.links[k]]}
+      this.byId.set(f.id, f)
+      const length = shapeLength(f.geo, f.at)
+      geo.set(f.geo.subarray(f.at, f.at + length), at)
+      f.geo = geo
+      f.at = at
+      f.slot = k
+      this.fences.push(f)
+      at += length
+    }
   }
 
   put(fence: Fence): void {
+    this.drop(this.byId.get(fence.id))
     this.byId.set(fence.id, fence)
-    this.masked.add(fence.id)
+    this.changed.add(fence.id)
     this.overlay.set(fence.id, fence)
   }
 
   remove(id: string): void {
-    if (!this.byId.delete(id)) return
-    this.masked.add(id)
+    const fence = this.byId.get(id)
+    if (!fence) return
+    this.drop(fence)
+    this.byId.delete(id)
+    this.changed.add(id)
     this.overlay.delete(id)
+  }
+
+  private drop(fence: Fence | undefined): void {
+    if (fence && fence.slot >= 0 && this.fences[fence.slot] === fence) this.dead[fence.slot] = 1
   }
 
   /** Fences whose bbox meets the box around lng/lat of `m` metres. */
   search(lng: number, lat: number, m: number): Fence[] {
-    if (this.masked.size > OVERLAY_MAX) this.build()
+    if (this.changed.size > OVERLAY_MAX) this.build()
     const [dLng, dLat] = degreesAround(m, lat)
     const minX = lng - dLng, minY = lat - dLat, maxX = lng + dLng, maxY = lat + dLat
     const out: Fence[] = []
-    if (this.tree) {
-      const masked = this.masked.size > 0
-      for (const i of this.tree.search(minX, minY, maxX, maxY)) {
-        const f = this.fences[i]
-        if (!masked || !this.masked.has(f.id)) out.push(f)
+    const {boxes, links, levelEnds, dead, stack, fences} = this
+    let level = levelEnds.length - 1
+    let pos = boxes.length - 4
+    let top = 0, count = 0
+    const hits = this.hits
+    while (level >= 0) {
+      const end = Math.min(pos + NODE_SIZE * 4, levelEnds[level])
+      if (level === 0) {
+        // most leaves of a visited node miss a box this small: counting beats branching on each
+        for (; pos < end; pos += 4) {
+          hits[count] = pos >> 2
+          count += +(maxX >= boxes[pos]) & +(maxY >= boxes[pos + 1]) & +(minX <= boxes[pos + 2]) & +(minY <= boxes[pos + 3])
+        }
+      } else {
+        for (; pos < end; pos += 4) {
+          if (maxX < boxes[pos] || maxY < boxes[pos + 1] || minX > boxes[pos + 2] || minY > boxes[pos + 3]) continue
+          stack[top++] = links[pos >> 2]
+          stack[top++] = level - 1
+        }
       }
+      if (top === 0) break
+      level = stack[--top]
+      pos = stack[--top]
     }
+    // touching each candidate's shape here, where the reads do not wait on each other, overlaps
+    // their cache misses; the evaluation would otherwise stall on them one candidate at a time
+    let touched = 0
+    for (let i = 0; i < count; i++) {
+      const k = hits[i]
+      if (dead[k] !== 0) continue
+      const f = fences[k]
+      out.push(f)
+      touched += f.geo[f.at]
+    }
+    this.touched = touched
     for (const f of this.overlay.values()) {
       if (f.maxLng >= minX && f.minLng <= maxX && f.maxLat >= minY && f.minLat <= maxY) out.push(f)
     }

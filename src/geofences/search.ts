@@ -1,8 +1,8 @@
 import {z} from 'zod'
 import type {Store} from '../store/db.js'
 import {bool, int, latLng, list, matchesMetadata, metadataFilters} from '../validate.js'
-import {distanceToRing, haversine, insideRing, localX, localY} from './confidence.js'
-import {type Fence, geofenceEngine} from './index.js'
+import {haversine} from './confidence.js'
+import {distanceTo, geofenceEngine} from './index.js'
 import {geofenceJson} from './json.js'
 import type {GeofenceRow} from './store.js'
 
@@ -26,20 +26,6 @@ export const geofenceSearchQuery = z
   })
 
 export type GeofenceSearch = z.output<typeof geofenceSearchQuery>
-
-/** Metres from lng/lat to the geofence: 0 inside it, else to its edge. */
-export function distanceTo(fence: Fence, lng: number, lat: number): number {
-  if (fence.circle) return Math.max(0, haversine(lng, lat, fence.lng, fence.lat) - fence.radius)
-  const ring = fence.ring!
-  const n = ring.length / 2
-  const xs = new Float64Array(n), ys = new Float64Array(n)
-  const cos = Math.cos((lat * Math.PI) / 180)
-  for (let i = 0; i < n; i++) {
-    xs[i] = localX(ring[2 * i], lng, cos)
-    ys[i] = localY(ring[2 * i + 1], lat)
-  }
-  return insideRing(xs, ys, n, 0, 0) ? 0 : distanceToRing(xs, ys, n, 0, 0)
-}
 
 /**
  * Enabled geofences of the environment within `radius` metres of `near` (distance to the edge, 0

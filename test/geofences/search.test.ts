@@ -63,6 +63,16 @@ describe('GET /v1/search/geofences', () => {
     expect(names((await search(`near=${NEAR}`)).body)).toEqual(['at'])
   })
 
+  it('measures a polygon from its nearest edge, not its bbox', async () => {
+    // a diamond 400 m across; the point is at its bbox's north-west corner, 141 m from its edge
+    const at = (east: number, north: number) => [7.42 + east * LNG_M, 43.73 + north / 111_195]
+    await put('diamond', {type: 'polygon', tag: 'edge', coordinates: [at(300, 0), at(500, 200), at(700, 0), at(500, -200), at(300, 0)]})
+    const point = at(300, 200).reverse().join(',')
+    expect(names((await search(`near=${point}&tags=edge&radius=135`)).body)).toEqual([])
+    expect(names((await search(`near=${point}&tags=edge&radius=147`)).body)).toEqual(['diamond'])
+    expect(names((await search(`near=${at(500, 0).reverse().join(',')}&tags=edge&radius=1`)).body)).toEqual(['diamond'])
+  })
+
   const BAD: [string, string][] = [
     ['', 'near'],
     ['near=91,0', 'near'],

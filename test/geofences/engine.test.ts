@@ -1,0 +1,144 @@
+import {describe, expect, it} from 'vitest'
+import {degreesAround, localX, localY, ringShare} from '../../src/geofences/confidence.js'
+import {geofenceEngine, shareInside} from '../../src/geofences/index.js'
+import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {createGeofence, deleteGeofence, type GeofenceRow, insertGeofence, updateGeofenceById} from '../../src/geofences/store.js'
+import type {Store} from '../../src/store/db.js'
+import {write} from '../../src/store/write.js'
+import {freshStore} from '../helpers.js'
+
+const s = freshStore()
+const M_PER_DEG = 111_195
+
+function seeded(seed: number) {
+  return (min = 0, max = 1) => min + ((seed = (seed * 16807) % 2147483647) / 2147483647) * (max - min)
+}
+
+/** Circles of 10 m to 10 km (a few huge), and 4–12-vertex polygons up to ~6 km, over a 20 km box. */
+function geofence(random: ReturnType<typeof seeded>, i: number) {
+  const lng = 7.42 + random(-0.12, 0.12), lat = 43.73 + random(-0.09, 0.09)
+  const huge = i % 50 === 0
+  if (i % 2) return {description: `c${i}`, type: 'circle', coordinates: [lng, lat], radius: Math.round(huge ? random(5000, 10_000) : random(10, 800)), enabled: i % 37 !== 0}
+  const n = 4 + (i % 9)
+  const r = (huge ? random(2000, 3000) : random(20, 600)) / M_PER_DEG
+  const ring = Array.from({length: n}, (_, k) => {
+    const a = (2 * Math.PI * k) / n + random(-0.25, 0.25)
+    const rr = r * random(0.3, 1)
+    return [Math.round((lng + (rr * Math.cos(a)) / Math.cos((lat * Math.PI) / 180)) * 1e6) / 1e6, Math.round((lat + rr * Math.sin(a)) * 1e6) / 1e6]
+  })
+  ring.push(ring[0])
+  return {description: `p${i}`, type: 'polygon', coordinates: ring, enabled: i % 37 !== 0}
+}
+
+const rows = (store: Store) => store.sqlite.prepare('SELECT * FROM geofences').all() as GeofenceRow[]
+
+/** The ids `near` must answer: every enabled geofence of the environment whose bbox meets the box. */
+function bruteNear(all: GeofenceRow[], live: boolean, lng: number, lat: number, m: number): string[] {
+  const [dLng, dLat] = degreesAround(m, lat)
+  return all.filter((g) => g.enabled === 1 && g.live === (live ? 1 : 0)
+    && g.max_lng >= lng - dLng && g.min_lng <= lng + dLng && g.max_lat >= lat - dLat && g.min_lat <= lat + dLat).map((g) => g.id).sort()
+}
+
+/** ringShare over the stored ring projected around the fix directly: no bbox, radii or packing. */
+const rings = new Map<string, number[][]>()
+function referenceShare(row: GeofenceRow, lng: number, lat: number, r: number, grow: number): number {
+  let ring = rings.get(row.geometry)
+  if (!ring) rings.set(row.geometry, (ring = (JSON.parse(row.geometry) as {coordinates: number[][][]}).coordinates[0]))
+  const cos = Math.cos((lat * Math.PI) / 180)
+  const xs = Float64Array.from(ring, ([x]) => localX(x, lng, cos)), ys = Float64Array.from(ring, ([, y]) => localY(y, lat))
+  return ringShare(xs, ys, ring.length, r, grow)
+}
+
+function expectSameAsBrute(store: Store, random: ReturnType<typeof seeded>, queries: number) {
+  const engine = geofenceEngine(store)
+  const all = rows(store)
+  const byId = new Map(all.map((g) => [g.id, g]))
+  let found = 0, shares = 0
+  for (let q = 0; q < queries; q++) {
+    const lng = 7.42 + random(-0.14, 0.14), lat = 43.73 + random(-0.1, 0.1)
+    const m = [0, 10, 100, 1000][q % 4]
+    for (const live of [false, true]) {
+      const near = engine.near(live, lng, lat, m)
+      const ids = near.map((f) => f.id).sort()
+      expect(ids, `${live} ${lng} ${lat} ${m}`).toEqual(bruteNear(all, live, lng, lat, m))
+      found += ids.length
+      for (const fence of near) {
+        expect(engine.get(live, fence.id)).toBe(fence)
+        const row = byId.get(fence.id)!
+        if (row.type === 'circle') continue
+        for (const [r, grow] of [[m, 0], [m, 10], [0, 0]]) {
+          const share = shareInside(fence, lng, lat, r, grow)
+          const reference = referenceShare(row, lng, lat, r, grow)
+          expect(Math.abs(share - reference), `${fence.id} ${lng} ${lat} ${r} ${grow}`).toBeLessThan(1e-6)
+          expect([share === 0, share === 1]).toEqual([reference === 0, reference === 1])
+          if (share > 0) shares++
+        }
+      }
+    }
+  }
+  // the data must exercise the search and the polygon shares
+  expect(found).toBeGreaterThan(queries * 2)
+  expect(shares).toBeGreaterThan(queries / 2)
+}
+
+describe('geofence engine', () => {
+  it('near answers exactly the enabled geofences whose bbox meets the box, through overlay changes and rebuilds; polygon shares equal ringShare', () => {
+    const random = seeded(7)
+    const input = (i: number) => geofenceInputSchema.parse(geofence(random, i))
+    write(s.store, (tx) => {
+      for (let i = 0; i < 3000; i++) insertGeofence(tx, false, input(i))
+      // the live environment: one tree node (fewer than a node's 16 fences)
+      for (let i = 0; i < 9; i++) insertGeofence(tx, true, input(i))
+    })
+    expect(geofenceEngine(s.store).size(false)).toBe(rows(s.store).filter((g) => g.enabled === 1 && g.live === 0).length)
+    expectSameAsBrute(s.store, random, 400)
+
+    // under the overlay limit: moved, resized, disabled, deleted and new geofences, the tree kept
+    const changed = () => {
+      const test = rows(s.store).filter((g) => g.live === 0)
+      for (let k = 0; k < 60; k++) {
+        const g = test[Math.floor(random(0, test.length))]
+        const op = k % 3
+        if (op === 0) updateGeofenceById(s.store, false, g.id, input(k))
+        else if (op === 1) deleteGeofence(s.store, false, {id: g.id})
+        else createGeofence(s.store, k % 2 === 0, input(k))
+      }
+    }
+    changed()
+    expectSameAsBrute(s.store, random, 300)
+    // past it: rebuilt from memory on the next search
+    for (let i = 0; i < 6; i++) changed()
+    expectSameAsBrute(s.store, random, 300)
+    // emptied environment
+    for (const g of rows(s.store).filter((r) => r.live === 1)) deleteGeofence(s.store, true, {id: g.id})
+    expect(geofenceEngine(s.store).near(true, 7.42, 43.73, 100_000)).toEqual([])
+  })
+
+  it('polygon shares at the edges of the exact shortcuts (the disc inside the largest inner circle, outside the smallest outer one) equal ringShare', () => {
+    const random = seeded(11)
+    write(s.store, (tx) => {
+      for (let i = 1; i <= 20; i++) insertGeofence(tx, false, geofenceInputSchema.parse(geofence(random, 2 * i)))
+    })
+    const engine = geofenceEngine(s.store)
+    let partial = 0
+    for (const row of rows(s.store)) {
+      const fence = engine.get(false, row.id)!
+      const R = row.radius
+      // discs growing in 0.25 % steps of R from the centre (inside until r passes the inner
+      // radius) and from 8 directions at 1.5 R (outside until r reaches the ring)
+      const sweeps = [[0, 0, 0, 1], ...Array.from({length: 8}, (_, k) => [1.5 * R * Math.cos(k / 1.3), 1.5 * R * Math.sin(k / 1.3), 0.3, 0.8])]
+      for (const [x, y, from, to] of sweeps) {
+        const lng = row.center_lng + x / (M_PER_DEG * Math.cos((row.center_lat * Math.PI) / 180)), lat = row.center_lat + y / M_PER_DEG
+        for (let r = from * R; r <= to * R; r += R / 400) {
+          for (const grow of r % 4 < 1 ? [0, 10] : [0]) {
+            const share = shareInside(fence, lng, lat, r, grow), reference = referenceShare(row, lng, lat, r, grow)
+            expect(Math.abs(share - reference), `${row.id} ${x} ${y} ${r} ${grow}`).toBeLessThan(1e-6)
+            expect([share === 0, share === 1], `${row.id} ${x} ${y} ${r} ${grow}`).toEqual([reference === 0, reference === 1])
+            if (share > 0 && share < 1) partial++
+          }
+        }
+      }
+    }
+    expect(partial).toBeGreaterThan(5000)
+  })
+})
