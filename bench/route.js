@@ -39,6 +39,7 @@ const {openMapData} = await import('../dist/map/index.js')
 const {regionRouting} = await import('../dist/routing/index.js')
 const {routeDirections, routeMatrix} = await import('../dist/routing/service.js')
 const {isochroneRing} = await import('../dist/routing/isochrone.js')
+const {matchTrace} = await import('../dist/routing/match.js')
 const {MODES} = await import('../dist/routing/profile.js')
 
 const map = openMapData(dataDir)
@@ -122,6 +123,19 @@ while (near.length < 50) {
 const matrix = time(() => car.matrix(near.slice(0, 25), near.slice(25)), 20)
 const matrixPlain = time(() => near.slice(0, 25).forEach((a) => near.slice(25).forEach((b) => car.dijkstra(a, {to: b}))), 1)
 const iso = time((i) => isochroneRing(car, pairs[i][0], 10 * 60 * 10), 50)
+// 100-point traces: a route's line sampled at 100 evenly spaced vertices, each moved up to ~8 m
+// (GPS noise), matched back onto the car network
+const traces = []
+for (let i = 0; traces.length < 30 && i < pairs.length; i++) {
+  const {routes} = routeDirections(map, {locations: [ll(pairs[i][0]), ll(pairs[i][1])], mode: 'car', units: 'metric', geometry: 'linestring', lang: 'en', alternatives: false})
+  const line = routes[0].geometry.linestring.coordinates
+  if (line.length < 100) continue
+  traces.push(Array.from({length: 100}, (_, k) => {
+    const [lng, lat] = line[Math.round((k * (line.length - 1)) / 99)]
+    return {at: [lng + (rnd() - 0.5) * 0.0002, lat + (rnd() - 0.5) * 0.00014]}
+  }))
+}
+const match = time((i) => matchTrace(map, {path: traces[i % traces.length], mode: 'car', roadAttributes: [], units: 'metric', geometry: 'none'}), 60)
 const fmt = (ms) => Math.round(ms * 1000) / 1000
 report('in process (car)', [
   {name: 'route, cost only: p50', value: fmt(percentile(cost, 50)), unit: 'ms', target: '≤ 0.3 ms', ok: percentile(cost, 50) <= 0.3},
@@ -136,6 +150,8 @@ report('in process (car)', [
   {name: '25×25 matrix: p50', value: fmt(percentile(matrix, 50)), unit: 'ms', target: '≤ 10 ms', ok: percentile(matrix, 50) <= 10},
   {name: '625 plain Dijkstra routes (baseline)', value: fmt(matrixPlain[0]), unit: 'ms'},
   {name: 'isochrone 10 min: p50', value: fmt(percentile(iso, 50)), unit: 'ms', target: '≤ 50 ms', ok: percentile(iso, 50) <= 50},
+  {name: `match a 100-point trace (${traces.length} traces): p50`, value: fmt(percentile(match, 50)), unit: 'ms', target: '≤ 20 ms', ok: percentile(match, 50) <= 20},
+  {name: 'match a 100-point trace: p99', value: fmt(percentile(match, 99)), unit: 'ms'},
 ])
 
 const {loadConfig} = await import('../dist/config/index.js')
