@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {afterEach, beforeEach} from 'vitest'
+import {afterEach, beforeEach, expect} from 'vitest'
 import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -161,4 +161,11 @@ export function seededQueries(options: {seed: number; count: number; params: str
     queries.push(parts.join('&'))
   }
   return queries
+}
+
+/** A 400 `invalid_parameter` naming `param`, its message opening with the param (docs/errors.md). */
+export function expectInvalidParameter(res: {status: number; body: any}, param: string): void {
+  expect(res.status).toBe(400)
+  expect(res.body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
+  expect(res.body.meta.message.startsWith(`${param}: `)).toBe(true)
 }

@@ -159,8 +159,7 @@ function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: G
     }
     return newestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
   })
-  if (reads.length === 1) return pageOf(reads[0], page.limit)
-  return pageOf(merged(reads), page.limit)
+  return pageOf(reads.length === 1 ? reads[0] : merged(reads), page.limit)
 }
 
 /** The reads of a value that matches as text and as a number, merged in list order. */

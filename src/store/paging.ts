@@ -40,21 +40,19 @@ export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<
 
 /** A page of the first `limit` rows of `chunks`, which reads up to one more to know `hasMore`. */
 export function pageOf<T>(chunks: AsyncIterable<T[]>, limit: number): Page<T> {
-  const page = {
-    hasMore: false,
-    async *rows() {
-      let count = 0
-      for await (const chunk of chunks) {
-        const room = limit - count
-        if (chunk.length > room) page.hasMore = true
-        const kept = chunk.length > room ? chunk.slice(0, room) : chunk
-        count += kept.length
-        if (kept.length) yield kept
-        if (page.hasMore) return
-      }
-    },
+  const page: {hasMore: boolean; rows: AsyncIterable<T[]>} = {hasMore: false, rows: firstRows()}
+  async function* firstRows(): AsyncGenerator<T[]> {
+    let count = 0
+    for await (const chunk of chunks) {
+      const room = limit - count
+      page.hasMore = chunk.length > room
+      const kept = page.hasMore ? chunk.slice(0, room) : chunk
+      count += kept.length
+      if (kept.length) yield kept
+      if (page.hasMore) return
+    }
   }
-  return {get hasMore() { return page.hasMore }, rows: page.rows()}
+  return page
 }
 
 /** `rows` (already in order) as a page's chunks. */
@@ -91,7 +89,7 @@ export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, co
   }
 }
 
-/** Every row of `chunks` (the metadata filter's merge of two reads, tests). */
+/** Every row of `chunks`. */
 export async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
   const rows: T[] = []
   for await (const chunk of chunks) rows.push(...chunk)

@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {autocomplete} from '../../src/geocoding/search.js'
 import {importOsm} from '../../src/osm/index.js'
 import {setSetting} from '../../src/project/settings.js'
-import {startTestServer, type TestServer} from '../helpers.js'
+import {expectInvalidParameter, startTestServer, type TestServer} from '../helpers.js'
 import {MONACO, fixture} from '../osm/helpers.js'
 
 let server: TestServer
@@ -236,10 +236,7 @@ describe('bad parameters', () => {
     ['/v1/search/autocomplete', 'query'],
   ]
   it.each(cases)('%s → 400 naming %s', async (path, param) => {
-    const {status, body} = await get(path)
-    expect(status).toBe(400)
-    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
-    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+    expectInvalidParameter(await get(path), param)
   })
 
   it('never answers 500 to seeded random values of any parameter (fuzz)', async () => {

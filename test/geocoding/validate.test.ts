@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {importOsm} from '../../src/osm/index.js'
-import {startTestServer, type TestServer, seededQueries} from '../helpers.js'
+import {expectInvalidParameter, seededQueries, startTestServer, type TestServer} from '../helpers.js'
 import {MONACO, fixture} from '../osm/helpers.js'
 
 let server: TestServer
@@ -104,10 +104,7 @@ describe('GET /v1/addresses/validate', () => {
     ['a long label', {addressLabel: 'x'.repeat(513), city: 'X', stateCode: 'MD', postalCode: '21224', countryCode: 'US'}, 'addressLabel'],
   ]
   it.each(BAD)('refuses %s, naming the param', async (_name, query, param) => {
-    const {status, body} = await validate(query)
-    expect(status).toBe(400)
-    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
-    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+    expectInvalidParameter(await validate(query), param)
   })
 })
 

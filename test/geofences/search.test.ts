@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startTestServer, type TestServer, seededQueries} from '../helpers.js'
+import {expectInvalidParameter, seededQueries, startTestServer, type TestServer} from '../helpers.js'
 
 let s: TestServer
 const NEAR = '43.73,7.42'
@@ -86,10 +86,7 @@ describe('GET /v1/search/geofences', () => {
     [`near=${NEAR}&tags=${'x'.repeat(300)}`, 'tags.0'],
   ]
   it.each(BAD)('refuses %s naming %s', async (query, param) => {
-    const {status, body} = await search(query)
-    expect(status).toBe(400)
-    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
-    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+    expectInvalidParameter(await search(query), param)
   })
 
   it('answers 200 or a 400 naming a param to seeded random values of every parameter, never 500 (fuzz)', async () => {

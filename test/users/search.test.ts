@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {importOsm} from '../../src/osm/index.js'
-import {startTestServer, type TestServer, seededQueries} from '../helpers.js'
+import {expectInvalidParameter, seededQueries, startTestServer, type TestServer} from '../helpers.js'
 import {MONACO} from '../osm/helpers.js'
 
 let s: TestServer
@@ -78,10 +78,7 @@ describe('GET /v1/search/users', () => {
     [`near=${NEAR}&limit=101`, 'limit'],
   ]
   it.each(BAD)('refuses %s naming %s', async (query, param) => {
-    const {status, body} = await search(query)
-    expect(status).toBe(400)
-    expect(body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param})
-    expect(body.meta.message.startsWith(`${param}: `)).toBe(true)
+    expectInvalidParameter(await search(query), param)
   })
 
   it('answers 200 or a 400 naming a param to seeded random values of every parameter, never 500 (fuzz)', async () => {
