@@ -103,7 +103,8 @@ export function nextPresenceStamp(): number {
   return PROCESS_TAG * 2 ** 21 + stamps
 }
 
-const byFence = (a: {fence: Fence}, b: {fence: Fence}) => (a.fence.sortKey < b.fence.sortKey ? -1 : a.fence.sortKey > b.fence.sortKey ? 1 : 0)
+const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0)
+const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.fence)
 
 /** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */
 function admits(fence: Fence, fix: Fix): boolean {
@@ -128,7 +129,8 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const engine = geofenceEngine(store)
   const cache = cacheOf(store)
   const rows = stamp.newUser ? [] : (cache.get(userRef, stamp.stamp) ?? tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef])))
-  const present = new Map(rows.map((r) => [r.geofence_id, r]))
+  // the rows' geofences, by identity (a Map of their ids hashed and compared strings)
+  const present = new Set<Fence>()
   const minConfidence = settings['geofences.minConfidence']
   const atIso = fix.at.toISOString()
   const atMs = fix.at.getTime()
@@ -140,15 +142,18 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   for (const row of rows) {
     const fence = engine.get(live, row.geofence_id)
+    if (fence) present.add(fence)
     // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
     if (!fence || atMs >= fence.disableAfter) {
       gone.push(row.geofence_id)
       continue
     }
-    const outside = 1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)
-    const centreOut = shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
-    const confidence = confidenceOf(outside)
-    const exit = settings['geofences.bufferExits'] ? confidence === 3 : centreOut && confidence >= minConfidence
+    // without buffer exits a centre still inside decides alone: the disc's share (256 samples of a
+    // grown polygon, ~10 µs) is only worked out for the few fixes that may exit
+    const bufferExits = settings['geofences.bufferExits']
+    const centreOut = bufferExits || shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
+    const confidence = centreOut ? confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)) : 0
+    const exit = bufferExits ? confidence === 3 : centreOut && confidence >= minConfidence
     if (exit) {
       gone.push(row.geofence_id)
       const duration = Math.round((atMs - Date.parse(row.entered_at)) / 600) / 100
@@ -166,7 +171,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const stopRequired = settings['geofences.stopDetection']
   const moving = !fix.stopped && !fix.foreground
   for (const fence of engine.near(live, fix.lng, fix.lat, fix.accuracy)) {
-    if (present.has(fence.id) || !admits(fence, fix)) continue
+    if (present.has(fence) || !admits(fence, fix)) continue
     if (moving && (fence.stopDetection ?? stopRequired)) continue
     if (settings['geofences.operatingHoursOnly'] && !operating(fence, fix.at)) continue
     const buffer = settings['geofences.bufferEntries']
@@ -196,10 +201,10 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     tx.afterCommit(() => cache.set(userRef, stamp.next, now))
   }
   if (!generate) {
-    const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort((a, b) => byFence({fence: a}, {fence: b}))
+    const kept = rows.flatMap((r) => engine.get(live, r.geofence_id) ?? []).sort(bySortKey)
     return {transitions: [], inside: kept, commit}
   }
-  inside.sort((a, b) => byFence({fence: a}, {fence: b}))
+  inside.sort(bySortKey)
   return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside, commit}
 }
 
