@@ -211,7 +211,7 @@ const NODE_SIZE = 16
  * One environment's enabled geofences in a static packed Hilbert R-tree (flatbush, searched here
  * without allocating: flat typed arrays, fences and their shapes in the tree's leaf order) plus a
  * small overlay of geofences changed since it was built, scanned linearly; the tree is rebuilt from
- * memory once the overlay passes OVERLAY_MAX.
+ * memory once a batch of changes leaves the overlay past OVERLAY_MAX.
  */
 class EnvIndex {
   byId = new Map<string, Fence>()
@@ -303,9 +303,13 @@ class EnvIndex {
     if (fence && fence.slot >= 0 && this.fences[fence.slot] === fence) this.dead[fence.slot] = 1
   }
 
+  /** Rebuilds the tree once the overlay has grown past OVERLAY_MAX (after a batch of changes). */
+  settle(): void {
+    if (this.changed.size > OVERLAY_MAX) this.build()
+  }
+
   /** Fences whose bbox meets the box around lng/lat of `m` metres. */
   search(lng: number, lat: number, m: number): Fence[] {
-    if (this.changed.size > OVERLAY_MAX) this.build()
     const [dLng, dLat] = degreesAround(m, lat)
     const minX = lng - dLng, minY = lat - dLat, maxX = lng + dLng, maxY = lat + dLat
     const out: Fence[] = []
@@ -360,6 +364,11 @@ export interface GeofenceEngine {
   near(live: boolean, lng: number, lat: number, m: number): Fence[]
   get(live: boolean, id: string): Fence | undefined
   size(live: boolean): number
+  /**
+   * Changes whenever a Fence object may have been replaced (changes applied, a rebuild): Fences
+   * held from one generation are the engine's own until the next.
+   */
+  generation(): number
 }
 
 /**
@@ -368,6 +377,7 @@ export interface GeofenceEngine {
  */
 export const geofenceEngine = followed((store: Store) => {
   const envs = [new EnvIndex(), new EnvIndex()]
+  let generation = 0
   let one: Statement | undefined
   const byId = () => (one ??= store.sqlite.prepare('SELECT * FROM geofences WHERE id = ?'))
   const engine = {
@@ -381,6 +391,7 @@ export const geofenceEngine = followed((store: Store) => {
       const fences = rows.map(fenceOf)
       envs[0].load(fences.filter((f) => !f.live))
       envs[1].load(fences.filter((f) => f.live))
+      generation++
     },
     apply(changes: readonly Change[]) {
       for (const change of changes) {
@@ -388,10 +399,14 @@ export const geofenceEngine = followed((store: Store) => {
         for (const env of envs) env.remove(change.ref)
         if (row && row.enabled === 1) envs[row.live].put(fenceOf(row))
       }
+      // here, not in a search: the Fences a caller holds stay the engine's until the next change
+      for (const env of envs) env.settle()
+      generation++
     },
     near: (live: boolean, lng: number, lat: number, m: number) => envs[live ? 1 : 0].search(lng, lat, m),
     get: (live: boolean, id: string) => envs[live ? 1 : 0].byId.get(id),
     size: (live: boolean) => envs[live ? 1 : 0].size,
+    generation: () => generation,
   }
   return engine
 }) as (store: Store) => GeofenceEngine

@@ -1,5 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {insertGeofence} from '../../src/geofences/store.js'
 import {setSettings} from '../../src/project/settings.js'
+import {write} from '../../src/store/write.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const MONACO = {latitude: 43.735, longitude: 7.42}
@@ -52,6 +55,21 @@ describe('POST /v1/track', () => {
     expect((await read()).body.user.geofences.map((g: any) => g.description)).toEqual(['After'])
     await server.call('DELETE', '/v1/geofences/gone/1', {key: server.keys.testSk})
     expect((await read()).body.user.geofences).toEqual([])
+  })
+
+  it('a user inside a geofence is not entered again when hundreds of other geofences change (the engine rebuilds its tree)', async () => {
+    await server.call('PUT', '/v1/geofences/rebuild/1', {key: server.keys.testSk, body: {description: 'Kept', type: 'circle', coordinates: [7.41, 43.73], radius: 100}})
+    const at = {latitude: 43.73, longitude: 7.41, deviceId: 'stayer', accuracy: 5, foreground: true}
+    expect((await track(at)).body.events.map((e: any) => e.geofence.description)).toEqual(['Kept'])
+    // more changes at once than the engine keeps beside its tree: it rebuilds, every geofence a new object
+    write(server.store, (tx) => {
+      for (let i = 0; i < 300; i++) insertGeofence(tx, false, {...geofenceInputSchema.parse({description: `Far ${i}`, type: 'circle', coordinates: [7.3 + i / 1000, 43.6], radius: 50}), tag: 'far', externalId: String(i)})
+    })
+    for (let i = 0; i < 2; i++) {
+      const res = await track(at)
+      expect(res.body.events).toEqual([])
+      expect(res.body.user.geofences.map((g: any) => g.description)).toEqual(['Kept'])
+    }
   })
 
   it('deviceId alone is a logged-out user; userId with the deviceId logs that user in (same _id)', async () => {
