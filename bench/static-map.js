@@ -11,7 +11,7 @@
 // used) and by pureimage (the design card's), in-process.
 import {execSync, fork} from 'node:child_process'
 import http from 'node:http'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {PassThrough} from 'node:stream'
@@ -96,6 +96,10 @@ try {
     console.log('importing Monaco and the benchmark file (once, not measured) ...')
     await importOsm(MONACO, {dataDir, add: true})
     big = await importOsm(SOURCE, {dataDir, add: true, region: 'bench'})
+    // the region on disk: map.db and the stages' blobs
+    const dir = path.join(dataDir, 'map', big.dir)
+    big.disk = {db: 0, blobs: 0}
+    for (const f of readdirSync(dir)) big.disk[f === 'map.db' ? 'db' : 'blobs'] += statSync(path.join(dir, f)).size
   }
   const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {staticMaps: 1e9}}})
   const system = await openSystem(config, {log: createLogger('silent')})
@@ -267,6 +271,7 @@ try {
     {name: 'renderer pureimage, same geometry', value: pure.p50, unit: 'ms'},
     {name: 'baseline: pureimage / @napi-rs/canvas', value: `${(pure.p50 / napi.p50).toFixed(1)} ×`},
     {name: 'bench file import (incl. maps stage)', value: big.seconds, unit: 's'},
+    {name: '  region on disk: map.db / blobs', value: `${Math.round(big.disk?.db / 1048576)} / ${Math.round(big.disk?.blobs / 1048576)}`, unit: 'MiB'},
     {name: '  maps stage / maps.bin', value: `${(mapsStage?.seconds ?? NaN).toFixed(1)} / ${Math.round((mapsStage?.blobs?.maps ?? NaN) / 1048576)}`, unit: 's/MiB'},
     {name: 'peak RSS (server, imports, renders)', value: memory.stop(), unit: 'MB'},
     {name: 'RSS of a fresh process after its first image', value: first1.rss, unit: 'MB'},

@@ -2,7 +2,7 @@ import Flatbush from 'flatbush'
 import type Database from 'better-sqlite3'
 import {readBlob} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
-import {MAPS_BLOB, MAPS_BLOB_VERSION, TEXT_COLUMNS, Text, packShapes} from './pack.js'
+import {MAPS_BLOB, MAPS_BLOB_VERSION, TEXT_COLUMNS, Text, packTables} from './pack.js'
 import type {Box} from './sea.js'
 import {BANDS, MASK_CELL} from './stage.js'
 
@@ -122,7 +122,7 @@ export class DrawingData implements Engine {
   }
 }
 
-/** A region's drawing data from its `maps.bin`; regions imported before the blob existed get it packed from their tables on load. */
+/** A region's drawing data from its `maps.bin`; regions imported before the blob existed (maps@1, @2) get it packed from their tables on load. */
 export function loadDrawingData(db: Database.Database, blobFile: string | undefined): DrawingData | null {
   if (blobFile) {
     const blob = readBlob(blobFile, {kind: MAPS_BLOB, version: MAPS_BLOB_VERSION})
@@ -130,7 +130,7 @@ export function loadDrawingData(db: Database.Database, blobFile: string | undefi
     return new DrawingData({array: blob.array, bytes: blob.section, has: (n) => names.has(n)})
   }
   if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'maps_shapes'").get()) return null
-  const sections = packShapes(db)
+  const sections = packTables(db)
   const view = (name: string) => {
     const v = sections[name]
     return ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v)

@@ -2,8 +2,7 @@ import type Database from 'better-sqlite3'
 import {type Coords, bbox, interiorPoint, signedArea, simplify} from '../osm/geom.js'
 import type {MapStage} from '../osm/stage.js'
 import {type Box, seaRings} from './sea.js'
-import {MAPS_BLOB, MAPS_BLOB_VERSION, packShapes} from './pack.js'
-import {encodeParts} from './shapes.js'
+import {MAPS_BLOB, MAPS_BLOB_VERSION, type ShapeAttrs, ShapePacker} from './pack.js'
 
 /** Drawing layers, in the order they are painted. */
 export const enum Layer {Landuse = 1, Park = 2, Water = 3, Waterway = 4, Building = 5, Road = 6, Rail = 7, Boundary = 8, Label = 9}
@@ -25,53 +24,37 @@ export const ROAD_MINZOOM: Record<string, number> = {
 }
 const ADMIN_MINZOOM: Record<number, number> = {2: 0, 4: 4, 6: 8, 7: 9, 8: 10}
 
-const SCHEMA = `
-CREATE TABLE maps_shapes (
-  id INTEGER PRIMARY KEY,
-  layer INTEGER NOT NULL, class TEXT NOT NULL, name TEXT, names TEXT, ref TEXT, flags INTEGER NOT NULL,
-  minzoom INTEGER NOT NULL, maxzoom INTEGER NOT NULL,
-  geometry BLOB NOT NULL
-);
-CREATE VIRTUAL TABLE maps_shapes_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
-CREATE TABLE maps_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-`
-
-interface Shape {layer: Layer; cls: string; name: string | null; names?: string | null; ref?: string | null; flags?: number; minzoom: number; parts: Coords[]; area: boolean}
+interface Shape extends ShapeAttrs {parts: Coords[]; area: boolean}
 
 /**
- * The static maps' drawing data, as tables in map.db (`maps_shapes` with its R*Tree, one row per
- * shape per zoom band): the sea built from the coastline, roads whole per way with bridge, tunnel
- * and ref, administrative boundaries, the extraction's other layers, and label points. The
- * renderer reads them packed as typed arrays in the blob `maps.bin` (pack.ts).
+ * The static maps' drawing data, the blob `maps.bin` (pack.ts: typed arrays with a flatbush per
+ * zoom band, each shape simplified per band): the sea built from the coastline, roads whole per
+ * way with bridge, tunnel and ref, administrative boundaries, the extraction's other layers, and
+ * label points. Nothing is added to map.db: the renderer reads only the blob.
  */
 export const mapsStage: MapStage = {
   name: 'maps',
   // 2: the cells holding roads, for drawing sea only near them (maps_meta)
   // 3: the blob maps.bin, the tables packed as typed arrays with a flatbush per band (pack.ts)
-  version: 3,
+  // 4: the blob alone, packed as the shapes are made: no maps_shapes/maps_meta tables in map.db
+  version: 4,
   async build(ctx) {
     const {db} = ctx
-    db.exec(SCHEMA)
-    const insert = db.prepare('INSERT INTO maps_shapes (layer, class, name, names, ref, flags, minzoom, maxzoom, geometry) VALUES (?,?,?,?,?,?,?,?,?)')
-    const box = db.prepare('INSERT INTO maps_shapes_rtree VALUES (?,?,?,?,?)')
-    let rows = 0
+    const packer = new ShapePacker()
+    let shapes = 0
     const put = (s: Shape) => {
       const b = [Infinity, Infinity, -Infinity, -Infinity]
       for (const p of s.parts) bbox(p, b)
       if (!Number.isFinite(b[0])) return
-      for (const band of BANDS) {
-        if (band.max < s.minzoom) continue
+      BANDS.forEach((band, i) => {
+        if (band.max < s.minzoom) return
         const parts = band.tol ? s.parts.map((p) => simplify(p, band.tol)).filter((p) => p.length >= (s.area ? 8 : s.layer === Layer.Label ? 2 : 4)) : s.parts
-        if (!parts.length) continue
-        const id = insert.run(s.layer, s.cls, s.name, s.names ?? null, s.ref ?? null, s.flags ?? 0, Math.max(band.min, s.minzoom), band.max, encodeParts(parts)).lastInsertRowid
-        box.run(id, b[0], b[2], b[1], b[3])
-        rows++
-      }
+        if (!parts.length) return
+        packer.addParts(i, {...s, minzoom: Math.max(band.min, s.minzoom)}, parts)
+        shapes++
+      })
     }
-    db.exec('BEGIN')
     const areas = dataAreas(db)
-    db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('areas', JSON.stringify(areas))
-    db.prepare('INSERT INTO maps_meta VALUES (?, ?)').run('mask', JSON.stringify(dataCells(db)))
     const coast = (db.prepare("SELECT geometry FROM layer_features WHERE class = 'coastline' AND maxzoom = 22").pluck().all() as string[]).map(lineOf)
     for (const area of areas) {
       const inside = coast.filter((c) => {
@@ -88,16 +71,17 @@ export const mapsStage: MapStage = {
     await ctx.progress(3, 5)
     boundaries(db, put)
     await ctx.progress(4, 5)
-    db.exec('COMMIT')
-    if (!rows && areas.length) ctx.warn('no drawing data')
-    ctx.writeBlob(MAPS_BLOB, packShapes(db), MAPS_BLOB_VERSION)
+    if (!shapes && areas.length) ctx.warn('no drawing data')
+    ctx.writeBlob(MAPS_BLOB, packer.finish(areas, dataCells(db)), MAPS_BLOB_VERSION)
   },
   verify(ctx) {
-    const n = ctx.db.prepare('SELECT count(*) FROM maps_shapes').pluck().get() as number
-    const boxes = ctx.db.prepare('SELECT count(*) FROM maps_shapes_rtree').pluck().get() as number
-    if (n !== boxes) throw new Error(`maps_shapes has ${n} rows and ${boxes} boxes`)
-    const packed = ctx.readBlob(MAPS_BLOB, MAPS_BLOB_VERSION).array('layer', Uint8Array).length
-    if (packed !== n) throw new Error(`maps.bin holds ${packed} shapes for ${n} rows of maps_shapes`)
+    const blob = ctx.readBlob(MAPS_BLOB, MAPS_BLOB_VERSION)
+    const n = blob.array('layer', Uint8Array).length
+    const bands = blob.array('bands', Uint32Array)
+    const first = blob.array('first', Uint32Array), parts = blob.array('parts', Uint32Array)
+    if (bands[bands.length - 1] !== n) throw new Error(`maps.bin: the bands end at shape ${bands[bands.length - 1]} of ${n}`)
+    if (first.length !== n + 1 || first[n] !== blob.array('coords', Int32Array).length) throw new Error('maps.bin: coordinates do not match the shapes')
+    if (parts.length !== n + 1 || parts[n] !== blob.array('counts', Uint32Array).length) throw new Error('maps.bin: parts do not match the shapes')
   },
 }
 
@@ -225,7 +209,7 @@ function boundaries(db: Database.Database, put: (s: Shape) => void): void {
   }
 }
 
-/** Rows of a statement `... WHERE id > ? ORDER BY id LIMIT n` page by page (better-sqlite3 cannot write while iterating). */
+/** Rows of a statement `... WHERE id > ? ORDER BY id LIMIT n` page by page (one page in memory at a time). */
 function* pages(stmt: Database.Statement): Generator<unknown[]> {
   let after = -1
   for (;;) {

@@ -86,7 +86,8 @@ export class NodeTable {
   }
 }
 
-class Growable<T extends Float64Array | Int32Array> {
+/** A typed array that grows by half as values are pushed; `data.subarray(0, length)` holds them. */
+export class Growable<T extends Float64Array | Int32Array | Uint32Array | Uint8Array> {
   length = 0
   constructor(public data: T) {}
   reserve(n: number): void {

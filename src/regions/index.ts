@@ -49,10 +49,8 @@ export function regionsAt(lng: number, lat: number, map?: MapData): Region[] {
   let state: Region | undefined
   let postal: Region | undefined
   for (const area of imported) {
-    if (area.kind === 'state' && area.name) {
-      const {state: name, stateCode} = stateOf(country.code, area.name)
-      if (stateCode && name) state = {type: 'state', code: stateCode, name}
-    } else if (area.kind === 'postal_code' && country.code === 'US') {
+    if (area.kind === 'state') state = importedState(country.code, area) ?? state
+    else if (area.kind === 'postal_code' && country.code === 'US') {
       const code = area.postcode ?? area.name
       if (code) postal = {type: 'postal_code', code, name: code}
     }
@@ -66,8 +64,23 @@ export function regionsAt(lng: number, lat: number, map?: MapData): Region[] {
   return out
 }
 
+/**
+ * The state of an imported level 4 area: the code of its `ISO3166-2` tag when that is the
+ * country's (`CA-BC`), else its name read as a code or an English name; named in English from the
+ * table of codes (`British Columbia`, whatever the area's own name). An area of the neighbour
+ * country (the shipped border and the imported one disagree near the line) gives none.
+ */
+function importedState(country: string, area: ImportedArea): Region | undefined {
+  const iso = /^([A-Z]{2})-([A-Z0-9]{1,3})$/.exec(area.iso?.trim().toUpperCase() ?? '')
+  const byIso = iso && iso[1] === country ? stateOf(country, iso[2]) : undefined
+  const {state: name, stateCode} = byIso?.stateCode ? byIso : stateOf(country, area.name)
+  return stateCode && name ? {type: 'state', code: stateCode, name} : undefined
+}
+
+interface ImportedArea {kind: string; name: string | null; postcode: string | null; iso: string | null}
+
 /** The imported admin areas holding the point, from every region whose bbox holds it. */
-function importedAreasAt(map: MapData, lng: number, lat: number): Array<{kind: string; name: string | null; postcode: string | null}> {
+function importedAreasAt(map: MapData, lng: number, lat: number): ImportedArea[] {
   const out = []
   for (const region of map.regions()) {
     const b = region.bbox
