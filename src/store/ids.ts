@@ -1,19 +1,23 @@
-import {randomFillSync} from 'node:crypto'
+import {randomBytes, randomInt} from 'node:crypto'
 
-/** Random bytes drawn 4 KiB at a time: one `randomBytes(8)` per id was 5 % of a bulk import and ~8 % of a busy track. */
-const POOL = 4096
-const pool = Buffer.alloc(POOL)
-let poolAt = POOL
+// ObjectId's layout: seconds, 5 random bytes per process, a counter from a random start. A
+// process's ids of one second are increasing, so each table's id index is appended to instead of
+// written at random among that second's pages (~0.6 WAL page per event at 1,500 events/s)
+const PROCESS = randomBytes(5).toString('hex')
+// a start below 2^23: the counter wraps (and a second's ids stop increasing) only after 8M ids
+let counter = randomInt(0x800000)
+let second = -1
+let head = ''
 
-/** A 24-character alphanumeric id: 4 bytes of seconds then 8 random bytes, hex (ObjectId-like, sortable by creation). */
+/** A 24-character id, hex: 4 bytes of seconds, 5 bytes fixed per process, a 3-byte counter (ObjectId's layout, sortable by creation). */
 export function newId(): string {
-  const seconds = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0')
-  if (poolAt === POOL) {
-    randomFillSync(pool)
-    poolAt = 0
+  const now = Math.floor(Date.now() / 1000)
+  if (now !== second) {
+    second = now
+    head = now.toString(16).padStart(8, '0') + PROCESS
   }
-  poolAt += 8
-  return seconds + pool.toString('hex', poolAt - 8, poolAt)
+  counter = (counter + 1) & 0xffffff
+  return head + counter.toString(16).padStart(6, '0')
 }
 
 let lastMs = 0
