@@ -1,7 +1,7 @@
 import {statSync} from 'node:fs'
 import {CompiledQuery} from 'kysely'
 import {describe, expect, it} from 'vitest'
-import {startCheckpointer} from '../../src/store/checkpointer.js'
+import {CHECKPOINT_EVERY_MS, startCheckpointer} from '../../src/store/checkpointer.js'
 import {write} from '../../src/store/write.js'
 import {freshStore} from '../helpers.js'
 
@@ -18,7 +18,7 @@ describe('the checkpointer', () => {
     let before = -1
     while (before !== size()) {
       before = size()
-      await sleep(150)
+      await sleep(3 * CHECKPOINT_EVERY_MS)
     }
     // 2,000 pages of new rows: past SQLite's 1,000-page automatic checkpoint, which the committing
     // connection would have run itself, growing the file before the commit returned
