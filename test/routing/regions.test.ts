@@ -10,7 +10,7 @@ import {modeArcs, readNetwork} from '../../src/routing/graph.js'
 import {arcSequences, readRestrictions} from '../../src/routing/restrictions.js'
 import {MODES} from '../../src/routing/profile.js'
 import {bestOrder, routeDirections} from '../../src/routing/service.js'
-import type {Snap} from '../../src/routing/snap.js'
+import {type Snap, candidates} from '../../src/routing/snap.js'
 import {MONACO, fixture, tempDataDir} from '../osm/helpers.js'
 
 const dataDir = tempDataDir()
@@ -108,6 +108,24 @@ describe('routing on real regions (Monaco, Liechtenstein)', () => {
     expect(order[7]).toBe(7)
     expect(new Set(order).size).toBe(8)
     expect(cost(order)).toBeCloseTo(brute, 6)
+  })
+
+  it('a run of matrices sharing one cache of search spaces (as map matching runs them) costs what single routes cost', () => {
+    const r = regionRouting(map, 'liechtenstein')!.mode(0)
+    // every edge within 80 m of a point: candidates that share junction nodes, as a trace's do
+    const groups = pointsOn('liechtenstein', 0, 30, 7).map((p) => candidates(r.net, 0, p.lon + 2e-4, p.lat, 80, 6))
+    const spaces = r.spaces()
+    let cells = 0
+    for (let i = 1; i < groups.length; i++) {
+      const m = r.matrix(groups[i - 1], groups[i], spaces)
+      groups[i - 1].forEach((a, x) => groups[i].forEach((b, y) => {
+        const single = r.cost(a, b)
+        if (!single) expect(m[x][y]).toBeNull()
+        else expect(m[x][y]!.w).toBeCloseTo(single.w, 6)
+        cells++
+      }))
+    }
+    expect(cells).toBeGreaterThan(300)
   })
 
   it('via-way restrictions (Liechtenstein): no route takes a restricted sequence, though some would be faster', () => {
