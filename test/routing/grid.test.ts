@@ -71,6 +71,39 @@ b c d
     ])
   })
 
+  it('except=* on turn restrictions: which of car, truck and bike each exemption lets through (OSM wiki)', async () => {
+    // the no_left_turn of the test above; restricted, a vehicle turns at the dead end b instead
+    const spec = (except: string) => ({
+      map: `
+  a
+b c d`,
+      ways: {
+        ac: {nodes: 'ac', tags: {highway: 'secondary'}},
+        bc: {nodes: 'bc', tags: {highway: 'secondary'}},
+        cd: {nodes: 'cd', tags: {highway: 'secondary'}},
+      },
+      restrictions: [{type: 'no_left_turn', from: 'ac', via: 'c', to: 'cd', except}],
+    })
+    const table: [string, string][] = [
+      // except, the modes it exempts (c car, t truck, b bike)
+      ['psv', ''],
+      ['bus;emergency;moped', ''],
+      ['goods', ''], // light vans: not the default 16.5 m lorry
+      ['hgv', 't'],
+      ['motorcar', 'c'],
+      ['motor_vehicle', 'ct'],
+      ['vehicle', 'ctb'],
+      ['bicycle;hgv', 'tb'],
+      ['psv, bicycle', 'b'],
+    ]
+    for (const [except, exempt] of table) {
+      const g = await make(spec(except))
+      const got = (['car', 'truck', 'bike', 'foot'] as const).map((m) => g.route(m, 'a', 'd'))
+      const want = [...'ctb'].map((c) => (exempt.includes(c) ? 'acd' : 'acbcd')).concat('acd')
+      expect(got, `except=${except}`).toEqual(want)
+    }
+  })
+
   it('via-way restrictions: no U-turn across a dual carriageway\'s median, only_ along a chain of two via ways', async () => {
     // abcd runs east, hgfe west; cg crosses the median. The U-turn b→c→g→f is forbidden for cars
     // (not for bikes): they drive on to d and come back by h. Entering the median from the other
