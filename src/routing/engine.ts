@@ -6,6 +6,7 @@ import type {ModeGraph} from './stage.js'
 import {bearing} from './path.js'
 import {type Seed, Search} from './search.js'
 import {Spaces} from './spaces.js'
+import {ArcLabels, turnsRound, withoutUturns} from './uturns.js'
 import {type Snap, type SnapNetwork, edgeSlice, snap} from './snap.js'
 
 export interface Cost {
@@ -106,6 +107,7 @@ export class ModeRouter {
   private copyOff?: Uint32Array
   private copyList?: Uint32Array
   private spaceCache?: Spaces
+  private arcLabels?: ArcLabels
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -144,12 +146,12 @@ export class ModeRouter {
   }
 
   /** The node leaving along arc a leads to: where `entry` was heading when it ended on a, else a's plain head. */
-  private entryNode(a: number, entry?: Entry): number {
+  entryNode(a: number, entry?: Entry): number {
     return entry && entry.arc === a ? entry.node : this.g.arcTo[a]
   }
 
   /** Where a path whose search ended at node v with (target) arc x arrives. */
-  private endAt(v: number, x: number, to: Snap): Entry {
+  endAt(v: number, x: number, to: Snap): Entry {
     if (this.endOf(to) >= 0) return {arc: -1, node: v} // at a node: v is that node, in the state it was reached
     const g = this.g
     for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (g.gX[i] === x) return {arc: x, node: g.gTo[i]}
@@ -180,7 +182,7 @@ export class ModeRouter {
   }
 
   /** 0 or 1 when the snapped point lies within AT_NODE_M of its edge's source or target, else -1. */
-  private endOf(s: Snap): number {
+  endOf(s: Snap): number {
     const len = this.net.length[s.edge]
     return s.t * len < AT_NODE_M ? 0 : (1 - s.t) * len < AT_NODE_M ? 1 : -1
   }
@@ -202,7 +204,7 @@ export class ModeRouter {
   }
 
   /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
-  private direct(from: Snap, to: Snap): (Cost & {weight: number; arc: number}) | null {
+  direct(from: Snap, to: Snap): (Cost & {weight: number; arc: number}) | null {
     if (from.edge !== to.edge) return null
     const e = from.edge
     const d = to.t >= from.t ? 0 : 1
@@ -218,8 +220,20 @@ export class ModeRouter {
     return r && {w: r.w, meters: r.meters}
   }
 
-  /** The fastest path (contraction hierarchy), going on from `entry` when the previous leg ended there. */
-  route(from: Snap, to: Snap, entry?: Entry): Path | null {
+  /**
+   * The fastest path (contraction hierarchy; plain Dijkstra with `avoid`), going on from `entry`
+   * when the previous leg ended there. Cars and trucks turn round only where nothing else leads on
+   * (a dead end) or at a location (`uturns: true` allows it anywhere, as bikes and walkers may):
+   * a route that would turn round elsewhere is mended there (withoutUturns).
+   */
+  route(from: Snap, to: Snap, entry?: Entry, opts: {avoid?: number; uturns?: boolean} = {}): Path | null {
+    const avoid = opts.avoid ?? 0
+    const p = avoid ? this.dijkstra(from, {to, avoid, entry}).path : this.fastest(from, to, entry)
+    if (!p || (opts.uturns ?? this.k >= 2) || !turnsRound(this, p)) return p
+    return withoutUturns(this, (this.arcLabels ??= new ArcLabels(this.g.gTo.length)), p, {entry, avoid})
+  }
+
+  private fastest(from: Snap, to: Snap, entry?: Entry): Path | null {
     const r = this.query(from, to, entry)
     if (!r) return null
     if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to, end: {arc: r.arc, node: this.entryNode(r.arc, entry)}}

@@ -115,7 +115,7 @@ export function matchTrace(map: MapData, q: MatchInput) {
     matchedPath.push({latitude: round6(s.lat), longitude: round6(s.lon), originalIndex: i})
     if (last && !segmentStarts.has(i)) {
       // going on where the previous leg arrived: a turn restriction under way holds at a trace point
-      const p = router.route(last, s, entry) ?? router.route(last, s)
+      const p = router.route(last, s, entry, {uturns: true}) ?? router.route(last, s, undefined, {uturns: true})
       entry = p?.end
       if (p) {
         legs.push(p)

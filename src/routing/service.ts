@@ -16,7 +16,7 @@ export type Point = [number, number]
 const latLngOf = (p: Point) => ({latitude: p[1], longitude: p[0]})
 const avoidMask = (avoid: Avoid[] = []) => avoid.reduce((m, a) => m | AVOID_BITS[a], 0)
 
-const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid, entry}).path : router.route(a, b, entry))
+const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => router.route(a, b, entry, {avoid})
 
 function routeBetween(router: ModeRouter, a: Snap, b: Snap, avoid: number, param: string): Path {
   const path = tryRoute(router, a, b, avoid)
