@@ -229,8 +229,13 @@ export class ModeRouter {
   route(from: Snap, to: Snap, entry?: Entry, opts: {avoid?: number; uturns?: boolean} = {}): Path | null {
     const avoid = opts.avoid ?? 0
     const p = avoid ? this.dijkstra(from, {to, avoid, entry}).path : this.fastest(from, to, entry)
-    if (!p || (opts.uturns ?? this.k >= 2) || !turnsRound(this, p)) return p
-    return withoutUturns(this, (this.arcLabels ??= new ArcLabels(this.g.gTo.length)), p, {entry, avoid})
+    return !p || opts.uturns ? p : this.mend(p, {entry, avoid})
+  }
+
+  /** `p` with every turn round a car or truck may not make mended (see `route`). */
+  mend(p: Path, opts: {entry?: Entry; avoid?: number} = {}): Path {
+    if (this.k >= 2 || !turnsRound(this, p)) return p
+    return withoutUturns(this, (this.arcLabels ??= new ArcLabels(this.g.gTo.length)), p, opts)
   }
 
   private fastest(from: Snap, to: Snap, entry?: Entry): Path | null {

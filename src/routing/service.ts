@@ -133,9 +133,9 @@ function sideOf(line: Line, dest: Point): 'left' | 'right' | undefined {
  */
 function alternative(router: ModeRouter, best: Path, avoid: number): Path | null {
   const used = new Set(best.arcs.map((a) => a >> 1))
-  const alt = router.dijkstra(best.from, {to: best.to, avoid, penalty: used})
-  const path = alt.path
-  if (!path) return null
+  const alt = router.dijkstra(best.from, {to: best.to, avoid, penalty: used}).path
+  if (!alt) return null
+  const path = router.mend(alt, {avoid})
   let shared = 0, w = 0
   for (const p of pieces(router, path).pieces) {
     if (used.has(p.edge)) shared += p.meters
