@@ -89,10 +89,12 @@ export class Spaces {
       this.t[n] = dur[u]
       this.m[n] = len[u]
       for (let i = off[u]; i < off[u + 1]; i++) {
-        const x = to[i], w = k + W[i], m = len[u] + D[i]
-        if (w > dist[x] || (w === dist[x] && m >= len[x])) continue
-        if (dist[x] === Infinity) touched.push(x)
-        if (w < dist[x]) q.push(x, w)
+        const x = to[i], w = k + W[i], dx = dist[x]
+        if (w > dx) continue
+        const m = len[u] + D[i]
+        if (w === dx && m >= len[x]) continue
+        if (dx === Infinity) touched.push(x)
+        if (w < dx) q.push(x, w)
         dist[x] = w
         dur[x] = dur[u] + T[i]
         len[x] = m
