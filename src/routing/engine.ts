@@ -1,14 +1,13 @@
 import Flatbush from 'flatbush'
-import FlatQueue from 'flatqueue'
 import type {Engine} from '../map/mapdata.js'
 import type {MapBlob} from '../map/blob.js'
 import type {RoadInfo} from './names.js'
 import type {ModeGraph} from './stage.js'
 import {bearing} from './path.js'
+import {type Seed, Search} from './search.js'
+import {Spaces} from './spaces.js'
+import {ArcLabels, turnsRound, withoutUturns} from './uturns.js'
 import {type Snap, type SnapNetwork, edgeSlice, snap} from './snap.js'
-
-/** Where a search starts or ends: a node and the cost (deciseconds) and metres already spent. */
-interface Seed {node: number; w: number; t: number; m: number; arc: number}
 
 export interface Cost {
   /** deciseconds (the real duration; routes minimise a weight that adds penalties) */
@@ -94,57 +93,6 @@ function leaves(net: Network, s: Snap, d: number): boolean {
   return diff <= 90
 }
 
-/** One search direction's scratch state, reset by the list of nodes it touched. */
-class Search {
-  /** weight (what the search minimises) */
-  readonly w: Float64Array
-  /** duration, deciseconds */
-  readonly t: Float64Array
-  readonly m: Float64Array
-  /** index of the arc that reached the node (in the search's arc arrays), -1 for a seed */
-  readonly via: Int32Array
-  readonly prev: Int32Array
-  readonly seedArc: Int32Array
-  readonly touched: number[] = []
-  readonly queue = new FlatQueue<number>()
-
-  constructor(n: number) {
-    this.w = new Float64Array(n).fill(INF)
-    this.t = new Float64Array(n)
-    this.m = new Float64Array(n)
-    this.via = new Int32Array(n)
-    this.prev = new Int32Array(n)
-    this.seedArc = new Int32Array(n)
-  }
-
-  reset(seeds: Seed[]): void {
-    for (const v of this.touched) this.w[v] = INF
-    this.touched.length = 0
-    this.queue.clear()
-    for (const s of seeds) {
-      if (s.w >= this.w[s.node]) continue
-      if (this.w[s.node] === INF) this.touched.push(s.node)
-      this.w[s.node] = s.w
-      this.t[s.node] = s.t
-      this.m[s.node] = s.m
-      this.via[s.node] = -1
-      this.seedArc[s.node] = s.arc
-      this.queue.push(s.node, s.w)
-    }
-  }
-
-  relax(from: number, to: number, w: number, t: number, m: number, arc: number): void {
-    if (w >= this.w[to]) return
-    if (this.w[to] === INF) this.touched.push(to)
-    this.w[to] = w
-    this.t[to] = t
-    this.m[to] = m
-    this.via[to] = arc
-    this.prev[to] = from
-    this.queue.push(to, w)
-  }
-}
-
 /**
  * Routing for one mode of one region: snapping, contraction-hierarchy queries (point to point and
  * many to many), plain Dijkstra (for `avoid`, isochrones and as the reference), path unpacking.
@@ -158,6 +106,8 @@ export class ModeRouter {
   /** the copies of each plain node (CSR), built on first use */
   private copyOff?: Uint32Array
   private copyList?: Uint32Array
+  private spaceCache?: Spaces
+  private arcLabels?: ArcLabels
 
   constructor(readonly net: Network, blob: MapBlob, readonly k: number) {
     this.g = graphOf(blob)
@@ -196,12 +146,12 @@ export class ModeRouter {
   }
 
   /** The node leaving along arc a leads to: where `entry` was heading when it ended on a, else a's plain head. */
-  private entryNode(a: number, entry?: Entry): number {
+  entryNode(a: number, entry?: Entry): number {
     return entry && entry.arc === a ? entry.node : this.g.arcTo[a]
   }
 
   /** Where a path whose search ended at node v with (target) arc x arrives. */
-  private endAt(v: number, x: number, to: Snap): Entry {
+  endAt(v: number, x: number, to: Snap): Entry {
     if (this.endOf(to) >= 0) return {arc: -1, node: v} // at a node: v is that node, in the state it was reached
     const g = this.g
     for (let i = g.gOff[v]; i < g.gOff[v + 1]; i++) if (g.gX[i] === x) return {arc: x, node: g.gTo[i]}
@@ -232,7 +182,7 @@ export class ModeRouter {
   }
 
   /** 0 or 1 when the snapped point lies within AT_NODE_M of its edge's source or target, else -1. */
-  private endOf(s: Snap): number {
+  endOf(s: Snap): number {
     const len = this.net.length[s.edge]
     return s.t * len < AT_NODE_M ? 0 : (1 - s.t) * len < AT_NODE_M ? 1 : -1
   }
@@ -254,7 +204,7 @@ export class ModeRouter {
   }
 
   /** Travel along the shared edge when both points lie on it, in a direction the mode may go. */
-  private direct(from: Snap, to: Snap): (Cost & {weight: number; arc: number}) | null {
+  direct(from: Snap, to: Snap): (Cost & {weight: number; arc: number}) | null {
     if (from.edge !== to.edge) return null
     const e = from.edge
     const d = to.t >= from.t ? 0 : 1
@@ -270,8 +220,25 @@ export class ModeRouter {
     return r && {w: r.w, meters: r.meters}
   }
 
-  /** The fastest path (contraction hierarchy), going on from `entry` when the previous leg ended there. */
-  route(from: Snap, to: Snap, entry?: Entry): Path | null {
+  /**
+   * The fastest path (contraction hierarchy; plain Dijkstra with `avoid`), going on from `entry`
+   * when the previous leg ended there. Cars and trucks turn round only where nothing else leads on
+   * (a dead end) or at a location (`uturns: true` allows it anywhere, as bikes and walkers may):
+   * a route that would turn round elsewhere is mended there (withoutUturns).
+   */
+  route(from: Snap, to: Snap, entry?: Entry, opts: {avoid?: number; uturns?: boolean} = {}): Path | null {
+    const avoid = opts.avoid ?? 0
+    const p = avoid ? this.dijkstra(from, {to, avoid, entry}).path : this.fastest(from, to, entry)
+    return !p || opts.uturns ? p : this.mend(p, {entry, avoid})
+  }
+
+  /** `p` with every turn round a car or truck may not make mended (see `route`). */
+  mend(p: Path, opts: {entry?: Entry; avoid?: number} = {}): Path {
+    if (this.k >= 2 || !turnsRound(this, p)) return p
+    return withoutUturns(this, (this.arcLabels ??= new ArcLabels(this.g.gTo.length)), p, opts)
+  }
+
+  private fastest(from: Snap, to: Snap, entry?: Entry): Path | null {
     const r = this.query(from, to, entry)
     if (!r) return null
     if (r.meet < 0) return {w: r.w, meters: r.meters, arcs: [r.arc], from, to, end: {arc: r.arc, node: this.entryNode(r.arc, entry)}}
@@ -371,29 +338,35 @@ export class ModeRouter {
     return x
   }
 
+  /** The cache of single nodes' upward search spaces, emptied: for a run of `matrix` calls (see Spaces). */
+  spaces(): Spaces {
+    this.spaceCache ??= new Spaces(this.g)
+    this.spaceCache.clear()
+    return this.spaceCache
+  }
+
   /**
-   * Many-to-many costs by buckets: one backward upward search per target leaves (target, cost,
-   * metres) in a bucket at every node it settles (linked lists in flat arrays); one forward upward
-   * search per source scans the buckets of the nodes it settles.
+   * Many-to-many costs by buckets: each target's backward upward search space (the union of its
+   * seeds' spaces) leaves (target, cost, metres) in a bucket at every node it holds (linked lists
+   * in flat arrays); each source's forward space scans the buckets of the nodes it holds. A run of
+   * calls over nearby points (map matching) passes one `spaces` to share the seeds' searches.
    */
-  matrix(from: Snap[], to: Snap[]): (Cost | null)[][] {
-    const g = this.g, B = this.bwd, F = this.fwd
-    const head = (this.bucketHead ??= new Int32Array(g.rank.length).fill(-1))
+  matrix(from: Snap[], to: Snap[], spaces = this.spaces()): (Cost | null)[][] {
+    const head = (this.bucketHead ??= new Int32Array(this.g.rank.length).fill(-1))
     const next: number[] = [], target: number[] = [], bw: number[] = [], bt: number[] = [], bm: number[] = [], heads: number[] = []
     to.forEach((t, j) => {
-      B.reset(this.targets(t))
-      while (B.queue.length) {
-        const k = B.queue.peekValue()!
-        const v = B.queue.pop()!
-        if (k > B.w[v]) continue
-        if (head[v] < 0) heads.push(v)
-        next.push(head[v])
-        head[v] = target.length
-        target.push(j)
-        bw.push(k)
-        bt.push(B.t[v])
-        bm.push(B.m[v])
-        for (let i = g.dnOff[v]; i < g.dnOff[v + 1]; i++) B.relax(v, g.dnFrom[i], k + g.dnW[i], B.t[v] + g.dnT[i], B.m[v] + g.dnD[i], i)
+      for (const s of this.targets(t)) {
+        const id = spaces.get(s.node, true), {node, w, t, m} = spaces
+        for (let k = spaces.first[id]; k < spaces.end[id]; k++) {
+          const v = node[k]
+          if (head[v] < 0) heads.push(v)
+          next.push(head[v])
+          head[v] = target.length
+          target.push(j)
+          bw.push(s.w + w[k])
+          bt.push(s.t + t[k])
+          bm.push(s.m + m[k])
+        }
       }
     })
     const rowW = new Float64Array(to.length), rowT = new Float64Array(to.length), rowM = new Float64Array(to.length)
@@ -403,16 +376,19 @@ export class ModeRouter {
         const d = this.direct(s, t)
         if (d) (rowW[j] = d.weight), (rowT[j] = d.w), (rowM[j] = d.meters)
       })
-      F.reset(this.sources(s))
-      while (F.queue.length) {
-        const k = F.queue.peekValue()!
-        const v = F.queue.pop()!
-        if (k > F.w[v]) continue
-        for (let e = head[v]; e >= 0; e = next[e]) {
-          const j = target[e], w = k + bw[e]
-          if (w < rowW[j]) (rowW[j] = w), (rowT[j] = F.t[v] + bt[e]), (rowM[j] = F.m[v] + bm[e])
+      for (const f of this.sources(s)) {
+        const id = spaces.get(f.node, false), sp = spaces
+        for (let k = sp.first[id]; k < sp.end[id]; k++) {
+          const h = head[sp.node[k]]
+          if (h < 0) continue
+          const w0 = f.w + sp.w[k]
+          for (let e = h; e >= 0; e = next[e]) {
+            const j = target[e], w = w0 + bw[e]
+            if (w > rowW[j]) continue
+            const m = f.m + sp.m[k] + bm[e]
+            if (w < rowW[j] || m < rowM[j]) (rowW[j] = w), (rowT[j] = f.t + sp.t[k] + bt[e]), (rowM[j] = m)
+          }
         }
-        for (let i = g.upOff[v]; i < g.upOff[v + 1]; i++) F.relax(v, g.upTo[i], k + g.upW[i], F.t[v] + g.upT[i], F.m[v] + g.upD[i], i)
       }
       return Array.from(rowW, (w, j): Cost | null => (w === INF ? null : {w: rowT[j], meters: rowM[j]}))
     })

@@ -42,6 +42,7 @@ export function matchTrace(map: MapData, q: MatchInput) {
   const region = map.regions().map((r) => regionRouting(map, r.name)).find((r) => r && r.mode(k).snap(first[0], first[1], 200))
   if (!region) throw refuse.invalid('path', `must lie along roads open to ${q.mode} in an imported region`)
   const router = region.mode(k)
+  const spaces = router.spaces()
   const emission = (p: TracePoint, s: Snap) => {
     const sigma = Math.max(1, p.accuracy ?? 5)
     return -0.5 * (s.offset / sigma) ** 2
@@ -77,7 +78,7 @@ export function matchTrace(map: MapData, q: MatchInput) {
       const a = q.path[prevIdx], b = q.path[i]
       const straight = haversine(a.at[0], a.at[1], b.at[0], b.at[1])
       const seconds = a.createdAt && b.createdAt ? (Date.parse(b.createdAt) - Date.parse(a.createdAt)) / 1000 : NaN
-      const costs = router.matrix(cands[prevIdx], cands[i])
+      const costs = router.matrix(cands[prevIdx], cands[i], spaces)
       const best = cands[i].map(() => -Infinity)
       const from = cands[i].map(() => -1)
       for (let x = 0; x < cands[prevIdx].length; x++) {
@@ -114,7 +115,7 @@ export function matchTrace(map: MapData, q: MatchInput) {
     matchedPath.push({latitude: round6(s.lat), longitude: round6(s.lon), originalIndex: i})
     if (last && !segmentStarts.has(i)) {
       // going on where the previous leg arrived: a turn restriction under way holds at a trace point
-      const p = router.route(last, s, entry) ?? router.route(last, s)
+      const p = router.route(last, s, entry, {uturns: true}) ?? router.route(last, s, undefined, {uturns: true})
       entry = p?.end
       if (p) {
         legs.push(p)

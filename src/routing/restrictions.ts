@@ -12,8 +12,15 @@ export interface Restriction {
   only: boolean
 }
 
+/**
+ * The transport modes of the OSM access hierarchy (wiki: Key:access) each profile is: a
+ * `restriction:<mode>` applies to a profile whose list holds the mode, and `except=<modes>` exempts
+ * it. Exemptions for vehicles none of the profiles is (psv, bus, taxi, emergency, moped, goods: the
+ * truck is the 16.5 m lorry, not a delivery van, ...) leave the restriction in force for all of them.
+ * Walkers obey no turn restrictions.
+ */
 const OWN: Record<Mode, string[]> = {car: ['motorcar', 'motor_vehicle', 'vehicle'], truck: ['hgv', 'motor_vehicle', 'vehicle'], bike: ['bicycle', 'vehicle'], foot: []}
-const EXCEPT: Record<Mode, string[]> = {car: ['motorcar', 'motor_vehicle'], truck: ['hgv', 'motor_vehicle'], bike: ['bicycle'], foot: []}
+const EXCEPT = OWN
 
 /**
  * The turn restrictions (via node or via ways) that apply to `mode`. `restriction:conditional`

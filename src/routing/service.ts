@@ -16,7 +16,7 @@ export type Point = [number, number]
 const latLngOf = (p: Point) => ({latitude: p[1], longitude: p[0]})
 const avoidMask = (avoid: Avoid[] = []) => avoid.reduce((m, a) => m | AVOID_BITS[a], 0)
 
-const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => (avoid ? router.dijkstra(a, {to: b, avoid, entry}).path : router.route(a, b, entry))
+const tryRoute = (router: ModeRouter, a: Snap, b: Snap, avoid: number, entry?: Entry): Path | null => router.route(a, b, entry, {avoid})
 
 function routeBetween(router: ModeRouter, a: Snap, b: Snap, avoid: number, param: string): Path {
   const path = tryRoute(router, a, b, avoid)
@@ -133,9 +133,9 @@ function sideOf(line: Line, dest: Point): 'left' | 'right' | undefined {
  */
 function alternative(router: ModeRouter, best: Path, avoid: number): Path | null {
   const used = new Set(best.arcs.map((a) => a >> 1))
-  const alt = router.dijkstra(best.from, {to: best.to, avoid, penalty: used})
-  const path = alt.path
-  if (!path) return null
+  const alt = router.dijkstra(best.from, {to: best.to, avoid, penalty: used}).path
+  if (!alt) return null
+  const path = router.mend(alt, {avoid})
   let shared = 0, w = 0
   for (const p of pieces(router, path).pieces) {
     if (used.has(p.edge)) shared += p.meters

@@ -106,8 +106,9 @@ export function modeSections(g: ModeGraph) {
 /** The routing stage: the network once, then a graph and contraction hierarchy per mode. */
 export const routingStage: MapStage = {
   name: 'routing',
-  // 2: street names and weights in the blobs, contraction by workers; 3: via-way turn restrictions
-  version: 3,
+  // 2: street names and weights in the blobs, contraction by workers; 3: via-way turn restrictions;
+  // 4: except=vehicle exempts car, truck and bike
+  version: 4,
   async build(ctx: StageContext) {
     const net = readNetwork(ctx.db, {borders: false})
     // What each profile cost to build, for `loc` users and bench/route.js.

@@ -71,6 +71,82 @@ b c d
     ])
   })
 
+  it('except=* on turn restrictions: which of car, truck and bike each exemption lets through (OSM wiki)', async () => {
+    // the no_left_turn of the test above; restricted, a vehicle turns at the dead end b instead
+    const spec = (except: string) => ({
+      map: `
+  a
+b c d`,
+      ways: {
+        ac: {nodes: 'ac', tags: {highway: 'secondary'}},
+        bc: {nodes: 'bc', tags: {highway: 'secondary'}},
+        cd: {nodes: 'cd', tags: {highway: 'secondary'}},
+      },
+      restrictions: [{type: 'no_left_turn', from: 'ac', via: 'c', to: 'cd', except}],
+    })
+    const table: [string, string][] = [
+      // except, the modes it exempts (c car, t truck, b bike)
+      ['psv', ''],
+      ['bus;emergency;moped', ''],
+      ['goods', ''], // light vans: not the default 16.5 m lorry
+      ['hgv', 't'],
+      ['motorcar', 'c'],
+      ['motor_vehicle', 'ct'],
+      ['vehicle', 'ctb'],
+      ['bicycle;hgv', 'tb'],
+      ['psv, bicycle', 'b'],
+    ]
+    for (const [except, exempt] of table) {
+      const g = await make(spec(except))
+      const got = (['car', 'truck', 'bike', 'foot'] as const).map((m) => g.route(m, 'a', 'd'))
+      const want = [...'ctb'].map((c) => (exempt.includes(c) ? 'acd' : 'acbcd')).concat('acd')
+      expect(got, `except=${except}`).toEqual(want)
+    }
+  })
+
+  it('U-turns: cars and trucks turn round only at dead ends (or at a location), bikes and walkers anywhere', async () => {
+    // No right turn from ab into bd. Turning round at x (a junction: b, c and the dead end y) would
+    // get round it in 400 m; at the dead end y it takes 800 m; round the block by c and e, 600 m.
+    const g = await make({
+      map: `
+a b x c
+  d   e
+    y`,
+      ways: {
+        abx: {nodes: 'abx', tags: {highway: 'residential'}},
+        xc: {nodes: 'xc', tags: {highway: 'residential'}},
+        xy: {nodes: 'xy', tags: {highway: 'residential'}},
+        bd: {nodes: 'bd', tags: {highway: 'residential'}},
+        ce: {nodes: 'ce', tags: {highway: 'residential'}},
+        de: {nodes: 'de', tags: {highway: 'residential'}},
+      },
+      restrictions: [{type: 'no_right_turn', from: 'abx', via: 'b', to: 'bd'}],
+    })
+    check(g, [
+      ['a', 'd', 'car', 'abxced'],
+      ['a', 'd', 'truck', 'abxced'],
+      ['a', 'd', 'bike', 'abxbd'], // a bike turns round where it likes
+      ['a', 'd', 'foot', 'abd'], // walkers obey no turn restrictions
+      ['x', 'a', 'car', 'xba'],
+    ])
+    // with the block open no more (ce gone), c is a dead end: turning round there is the way
+    const h = await make({
+      map: `
+a b x c
+  d   e
+    y`,
+      ways: {
+        abx: {nodes: 'abx', tags: {highway: 'residential'}},
+        xc: {nodes: 'xc', tags: {highway: 'residential'}},
+        xy: {nodes: 'xy', tags: {highway: 'residential'}},
+        bd: {nodes: 'bd', tags: {highway: 'residential'}},
+        de: {nodes: 'de', tags: {highway: 'residential'}},
+      },
+      restrictions: [{type: 'no_right_turn', from: 'abx', via: 'b', to: 'bd'}],
+    })
+    check(h, [['a', 'd', 'car', 'abxcxbd'], ['a', 'e', 'truck', 'abxcxbde']])
+  })
+
   it('via-way restrictions: no U-turn across a dual carriageway\'s median, only_ along a chain of two via ways', async () => {
     // abcd runs east, hgfe west; cg crosses the median. The U-turn b→c→g→f is forbidden for cars
     // (not for bikes): they drive on to d and come back by h. Entering the median from the other
@@ -96,14 +172,14 @@ e f g h`,
       ['b', 'g', 'car', 'bcg'], // into the median is fine: the restriction is the whole sequence
     ])
     // A stop halfway across the median does not lift the restriction: the next leg goes on in the
-    // state the last arrived in, so it may not carry on to f but turns round (back to c, and
-    // there, U-turns at nodes being allowed, into the median again).
+    // state the last arrived in, so it may not carry on to f but turns round at the stop (a
+    // location), back to c, and on by d and h (not into the median again: no U-turn at c).
     const car = g.router('car')
     const [cx, cy] = g.at('c'), [gx, gy] = g.at('g')
     const median = car.snap((cx + gx) / 2, (cy + gy) / 2, 10)!, at = (l: string) => car.snap(...g.at(l), 10)!
     const arrived = car.route(at('b'), median)!
     expect(Math.round(car.route(median, at('f'))!.meters)).toBe(150) // a fresh start in the median goes straight on
-    expect(Math.round(car.route(median, at('f'), arrived.end)!.meters)).toBe(250)
+    expect(Math.round(car.route(median, at('f'), arrived.end)!.meters)).toBe(450)
     // the same at a stop on the junction c itself, coming from b
     const atC = car.route(at('b'), at('c'))!
     expect(Math.round(car.route(at('c'), at('f'))!.meters)).toBe(200)
@@ -260,7 +336,8 @@ d e f`,
     }
     expect(leave()).toEqual({first: 'west', metres: 150}) // west to a, down to d
     expect(leave(270)).toEqual({first: 'west', metres: 150})
-    expect(leave(80)).toEqual({first: 'east', metres: 250}) // east to b, turn there, back past the start to a, down to d
+    // east to b, where the road goes on: no turning round there (it would be 250 m), round the block
+    expect(leave(80)).toEqual({first: 'east', metres: 450})
     expect(leave(0)).toEqual({first: 'west', metres: 150}) // along neither side (90° off both): either may be taken
   })
 })

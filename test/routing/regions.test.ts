@@ -10,7 +10,7 @@ import {modeArcs, readNetwork} from '../../src/routing/graph.js'
 import {arcSequences, readRestrictions} from '../../src/routing/restrictions.js'
 import {MODES} from '../../src/routing/profile.js'
 import {bestOrder, routeDirections} from '../../src/routing/service.js'
-import type {Snap} from '../../src/routing/snap.js'
+import {type Snap, candidates} from '../../src/routing/snap.js'
 import {MONACO, fixture, tempDataDir} from '../osm/helpers.js'
 
 const dataDir = tempDataDir()
@@ -75,7 +75,7 @@ describe('routing on real regions (Monaco, Liechtenstein)', () => {
           const fast = r.cost(pts[i], pts[i + 1])
           expect(fast, `${region} ${MODES[k]} pair ${i}`).not.toBeNull()
           expect(fast!.w).toBeCloseTo(plain.w, 6)
-          expect(r.route(pts[i], pts[i + 1])!.w).toBeCloseTo(plain.w, 6)
+          expect(r.route(pts[i], pts[i + 1], undefined, {uturns: true})!.w).toBeCloseTo(plain.w, 6) // plain Dijkstra turns round anywhere too
           found++
         }
         pairs += found
@@ -110,6 +110,24 @@ describe('routing on real regions (Monaco, Liechtenstein)', () => {
     expect(cost(order)).toBeCloseTo(brute, 6)
   })
 
+  it('a run of matrices sharing one cache of search spaces (as map matching runs them) costs what single routes cost', () => {
+    const r = regionRouting(map, 'liechtenstein')!.mode(0)
+    // every edge within 80 m of a point: candidates that share junction nodes, as a trace's do
+    const groups = pointsOn('liechtenstein', 0, 30, 7).map((p) => candidates(r.net, 0, p.lon + 2e-4, p.lat, 80, 6))
+    const spaces = r.spaces()
+    let cells = 0
+    for (let i = 1; i < groups.length; i++) {
+      const m = r.matrix(groups[i - 1], groups[i], spaces)
+      groups[i - 1].forEach((a, x) => groups[i].forEach((b, y) => {
+        const single = r.cost(a, b)
+        if (!single) expect(m[x][y]).toBeNull()
+        else expect(m[x][y]!.w).toBeCloseTo(single.w, 6)
+        cells++
+      }))
+    }
+    expect(cells).toBeGreaterThan(300)
+  })
+
   it('via-way restrictions (Liechtenstein): no route takes a restricted sequence, though some would be faster', () => {
     const db = map.db('liechtenstein')!
     const rows = db.prepare(`SELECT restriction, from_edge, via_edges, to_edge FROM turn_restrictions
@@ -128,13 +146,14 @@ describe('routing on real regions (Monaco, Liechtenstein)', () => {
       for (const seq of arcSequences(net, restriction)) {
         if (!seq.every((a) => g.arcW[a] > 0)) continue
         const a = mid(from - 1), b = mid(to - 1)
-        const fast = r.route(a, b), plain = r.dijkstra(a, {to: b}).path
+        const fast = r.route(a, b, undefined, {uturns: true}), plain = r.dijkstra(a, {to: b}).path
         const [cell] = r.matrix([a], [b])[0]
         const restricted = 0.5 * g.arcT[seq[0]] + seq.slice(1, -1).reduce((sum, x) => sum + g.arcT[x], 0) + 0.5 * g.arcT[seq[seq.length - 1]]
         checked++
         if (!fast) continue // the restriction leaves no way round (a dead end behind it)
         expect(contains(fast.arcs, seq)).toBe(false)
         expect(contains(plain!.arcs, seq)).toBe(false)
+        expect(contains(r.route(a, b)!.arcs, seq)).toBe(false) // nor when a turn round is mended
         expect(fast.w).toBeCloseTo(plain!.w, 6)
         expect(cell!.w).toBeCloseTo(fast.w, 6)
         if (restricted < fast.w) faster++
