@@ -1,5 +1,5 @@
 import type {Engine, MapData} from '../map/mapdata.js'
-import {type Doc, readDocs} from './docs.js'
+import {type Doc, memo, readDocs} from './docs.js'
 import {geocoder} from './index.js'
 import {fold} from './normalize.js'
 import {numberKey, postcodeKey, streetKey, unitKey} from './postal.js'
@@ -101,15 +101,6 @@ const RESIDENTIAL = new Set(['house', 'residential', 'apartments', 'detached', '
   'cabin', 'farm', 'houseboat', 'static_caravan', 'duplex', 'townhouse', 'row_house'])
 const COMMERCIAL = new Set(['commercial', 'retail', 'office', 'industrial', 'warehouse', 'hotel', 'supermarket', 'kiosk', 'store', 'shop',
   'manufacture', 'service', 'mall', 'department_store', 'bank', 'restaurant'])
-
-function memo<T>(fn: (s: string) => T): (s: string) => T {
-  const seen = new Map<string, T>()
-  return (s) => {
-    let v = seen.get(s)
-    if (v === undefined) seen.set(s, (v = fn(s)))
-    return v
-  }
-}
 
 const first = (m: Map<string, number>, key: string, i: number) => {
   if (!m.has(key)) m.set(key, i)
