@@ -119,8 +119,9 @@ export class Localizer {
   private readonly byName: Database.Statement | null
   private readonly seen = new Map<string, Names | null>()
 
-  constructor(db: Database.Database) {
-    this.byName = hasTable(db, 'geocoding_names') ? db.prepare('SELECT names FROM geocoding_names WHERE kind = ? AND name = ?').pluck() : null
+  /** without a region (`db` undefined) only the country is named in another language */
+  constructor(db?: Database.Database) {
+    this.byName = db && hasTable(db, 'geocoding_names') ? db.prepare('SELECT names FROM geocoding_names WHERE kind = ? AND name = ?').pluck() : null
   }
 
   private named(kind: 'street' | 'area', name: string | null, lang: string): string | undefined {

@@ -4,6 +4,7 @@ import {type Geocoder, type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
 import {countryCodeAt} from './country.js'
 import {type AddressJson, addressJson, addressText} from './json.js'
+import {Localizer} from './names.js'
 import {queryTokens} from './normalize.js'
 import {countryName} from './regions.js'
 
@@ -63,7 +64,7 @@ export function reverseGeocode(map: MapData, input: ReverseInput): AddressJson[]
   const engines = regions.map((r) => geocoder(map, r.name)).filter((g) => !!g)
   const fine = new Set([...layers].filter((l) => l === 'address' || l === 'place'))
   // the doc in `lang`, by the engine that found it
-  const local = (g: Geocoder | undefined, doc: Doc) => (input.lang && g ? g.localize(doc, input.lang) : doc)
+  const local = (g: Geocoder | undefined, doc: Doc) => (!input.lang ? doc : g ? g.localize(doc, input.lang) : countryOnly.localize(doc, input.lang))
   if (fine.size) {
     let best: {doc: Doc; distance: number; g: Geocoder} | null = null
     for (const g of engines) {
@@ -83,6 +84,8 @@ export function reverseGeocode(map: MapData, input: ReverseInput): AddressJson[]
   const area = areaAt(engines, lon, lat, layers)
   return area ? [addressJson({doc: local(engines[0], area), lon, lat, confidence: 'fallback'}, {distance: 0})] : []
 }
+
+const countryOnly = new Localizer()
 
 /** The most specific admin area at a point among `layers`, as a doc (also without any region: shipped country shapes). */
 function areaAt(engines: NonNullable<ReturnType<typeof geocoder>>[], lon: number, lat: number, layers: ReadonlySet<string>): Doc | null {

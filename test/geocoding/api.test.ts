@@ -100,6 +100,9 @@ describe('other names and lang', () => {
     }
     expect(await top(`/v1/geocode/forward?query=${q('16 Rue des Orchidées, Monaco')}`)).toEqual(frolla)
     expect(await top(`/v1/search/autocomplete?query=${q('16 rue des orch')}`)).toEqual(frolla)
+    // the import kept the street's other names, its 6 ways merged (per tag the value most of them give)
+    const names = server.system.map.db('monaco')!.prepare("SELECT n.names FROM names n JOIN streets s ON s.id = n.ref WHERE n.kind = 'street' AND s.name = ?").pluck()
+    expect(JSON.parse(names.get('Rue Révérend Père Louis Frolla') as string)).toEqual({alt_name: 'rue R. P. Louis Frolla', old_name: 'Rue des Orchidées'})
   })
 
   it('finds a street by its name:<lang> and answers that name only when lang asks for it', async () => {
@@ -138,6 +141,8 @@ describe('other names and lang', () => {
       formattedAddress: 'Botschaft Frankreichs, 1 Rue du Ténao, 98000 Monaco, Monaco', ...MONACO_MC, city: 'Monaco', number: '1', neighborhood: 'La Rousse',
       postalCode: '98000', street: 'Rue du Ténao', addressLabel: '1 Rue du Ténao', placeLabel: 'Botschaft Frankreichs', placeCategory: 'office',
     })
+    // no region here: the country from shipped shapes, named in lang
+    expect(await top(`/v1/geocode/reverse?coordinates=48.8566,2.3522&lang=de`)).toMatchObject({layer: 'country', countryCode: 'FR', country: 'Frankreich', formattedAddress: 'Frankreich'})
     const zh = await top(`/v1/geocode/forward?query=${q('Fürstentum Liechtenstein')}&layers=country&lang=zh`)
     expect({layer: zh.layer, country: zh.country, formattedAddress: zh.formattedAddress}).toEqual({layer: 'country', country: '列支敦士登', formattedAddress: '列支敦士登'})
   })
