@@ -118,7 +118,7 @@ const bump = (counts: Map<string, Map<string, number>>, key: string, value: stri
 export function* collectDocs(db: Database.Database, book: NameBook, progress: (done: number, total: number) => void = () => {}): Generator<Doc> {
   const admin = new AdminLookup(db)
   // the other names of a street or town, by its name (an address names them by text)
-  const aka = memo((key: string) => nameValues(key.startsWith('s') ? book.street(key.slice(1)) : book.area(key.slice(1))))
+  const aka = memo((key: string) => nameValues(book.named(key.startsWith('s') ? 'street' : 'city', key.slice(1))))
   const addresses = db.prepare('SELECT id, housenumber, street, place, unit, city, postcode, state, country, lon, lat FROM addresses ORDER BY id').all() as
     {id: number; housenumber: string; street: string | null; place: string | null; unit: string | null; city: string | null; postcode: string | null; state: string | null; country: string | null; lon: number; lat: number}[]
   const parts: AdminParts[] = []
@@ -183,7 +183,7 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
     // an area is not inside itself: only parts above it
     const above = trimBelow(p, a.kind)
     yield {...above, layer, name: a.name, number: null, unit: null, street: null, lon: a.label_lon, lat: a.label_lat, importance: AREA_IMPORTANCE[a.kind] ?? 0.5, category: a.kind, ref: a.id,
-      names: book.ownArea(a.name, book.areas.get(a.id))}
+      names: book.ownArea(a.kind, a.name, book.areas.get(a.id))}
   }
   for (const n of admin.placeNodes()) {
     if (areaNames.has(n.name.toLowerCase())) continue // the polygon already stands for it
@@ -192,7 +192,7 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
     const locality = n.cls === 'city' || n.cls === 'town' || n.cls === 'village' || n.cls === 'hamlet'
     const above = trimBelow(p, locality ? 'city' : 'neighborhood')
     yield {...above, layer: locality ? 'locality' : 'neighborhood', name: n.name, number: null, unit: null, street: null, lon: n.lon, lat: n.lat,
-      importance: LOCALITY_IMPORTANCE[n.cls] ?? 0.3, category: n.cls, ref: null, names: book.ownArea(n.name, book.labels.get(n.feature))}
+      importance: LOCALITY_IMPORTANCE[n.cls] ?? 0.3, category: n.cls, ref: null, names: book.ownArea(n.cls, n.name, book.labels.get(n.feature))}
   }
 }
 

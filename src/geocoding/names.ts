@@ -32,48 +32,55 @@ export function nameValues(names: Names | null | undefined): string[] {
 
 const hasTable = (db: Database.Database, name: string) => !!db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name)
 
+/** The address part an admin area or place label names (admin_areas.kind, or the label's `place=*` class). */
+export type Part = 'country' | 'state' | 'county' | 'city' | 'borough' | 'neighborhood'
+const PART_OF: Record<string, Part> = {
+  country: 'country', state: 'state', province: 'state', county: 'county', city: 'city', borough: 'borough', neighborhood: 'neighborhood',
+  town: 'city', village: 'city', hamlet: 'city', suburb: 'neighborhood', quarter: 'neighborhood', neighbourhood: 'neighborhood',
+}
+
 /**
  * The other names of a region's streets, admin areas and place labels (the import's `names` table),
  * by row and by name: an address names its street and towns by text, so their other names are
- * found by that text (when two streets of one name disagree, the first street's names count).
+ * found by that text, for the part it names ("New York" the city and the state are told apart;
+ * when two streets of one name disagree, the first street's names count).
  */
 export class NameBook {
   readonly streets = new Map<number, Names>()
   readonly areas = new Map<number, Names>()
   readonly labels = new Map<number, Names>()
-  /** `street\t<name>` and `area\t<name>` (admin areas and place labels) → names */
+  /** `street\t<name>` and `<part>\t<name>` (admin areas and place labels) → names */
   readonly byName = new Map<string, Names>()
 
   constructor(db: Database.Database) {
     // regions extracted before streets and areas kept their other names have none of these rows
     if (!hasTable(db, 'names')) return
-    const read = (kind: string, sql: string, into: Map<number, Names>, as: string) => {
-      for (const [ref, json, name] of db.prepare(sql).raw().iterate(kind) as Iterable<[number, string, string]>) {
+    const read = (kind: string, sql: string, into: Map<number, Names>) => {
+      for (const [ref, json, name, of] of db.prepare(sql).raw().iterate(kind) as Iterable<[number, string, string, string]>) {
         const names = keptNames(json, name)
         if (!names) continue
         into.set(ref, names)
-        const key = `${as}\t${name}`
+        const part = kind === 'street' ? 'street' : PART_OF[of]
+        if (!part) continue
+        const key = `${part}\t${name}`
         const known = this.byName.get(key)
-        if (!known) this.byName.set(key, names)
+        if (!known) this.byName.set(key, {...names})
         else for (const k in names) known[k] ??= names[k]
       }
     }
-    read('street', 'SELECT n.ref, n.names, s.name FROM names n JOIN streets s ON s.id = n.ref WHERE n.kind = ? ORDER BY n.ref', this.streets, 'street')
-    read('area', 'SELECT n.ref, n.names, a.name FROM names n JOIN admin_areas a ON a.id = n.ref WHERE n.kind = ? AND a.name IS NOT NULL ORDER BY n.ref', this.areas, 'area')
-    read('label', 'SELECT n.ref, n.names, f.name FROM names n JOIN layer_features f ON f.feature = n.ref WHERE n.kind = ? AND f.layer = \'place_label\' ORDER BY n.ref', this.labels, 'area')
+    read('street', "SELECT n.ref, n.names, s.name, 'street' FROM names n JOIN streets s ON s.id = n.ref WHERE n.kind = ? ORDER BY n.ref", this.streets)
+    read('area', 'SELECT n.ref, n.names, a.name, a.kind FROM names n JOIN admin_areas a ON a.id = n.ref WHERE n.kind = ? AND a.name IS NOT NULL ORDER BY n.ref', this.areas)
+    read('label', "SELECT n.ref, n.names, f.name, f.class FROM names n JOIN layer_features f ON f.feature = n.ref WHERE n.kind = ? AND f.layer = 'place_label' ORDER BY n.ref", this.labels)
   }
 
-  street(name: string | null): Names | null {
-    return (name && this.byName.get(`street\t${name}`)) || null
+  /** The other names of the street, or of the area of that part, named `name`. */
+  named(part: Part | 'street', name: string | null): Names | null {
+    return (name && this.byName.get(`${part}\t${name}`)) || null
   }
 
-  area(name: string | null): Names | null {
-    return (name && this.byName.get(`area\t${name}`)) || null
-  }
-
-  /** An area's or place label's own names, with those of the same-named areas and labels it lacks (a town's polygon and its label node). */
-  ownArea(name: string, own: Names | undefined): Names | null {
-    const named = this.area(name)
+  /** An area's or place label's own names, with those of the same-named areas and labels of its part it lacks (a town's polygon and its label node). */
+  ownArea(of: string, name: string, own: Names | undefined): Names | null {
+    const named = PART_OF[of] ? this.named(PART_OF[of], name) : null
     return named || own ? {...named, ...own} : null
   }
 }
@@ -124,7 +131,7 @@ export class Localizer {
     this.byName = db && hasTable(db, 'geocoding_names') ? db.prepare('SELECT names FROM geocoding_names WHERE kind = ? AND name = ?').pluck() : null
   }
 
-  private named(kind: 'street' | 'area', name: string | null, lang: string): string | undefined {
+  private named(kind: Part | 'street', name: string | null, lang: string): string | undefined {
     if (!name || !this.byName) return undefined
     const key = `${kind}\t${name}`
     let names = this.seen.get(key)
@@ -139,17 +146,17 @@ export class Localizer {
 
   localize(doc: Doc, lang: string): Doc {
     const own = doc.names?.[lang]
-    const area = (name: string | null) => (name && this.named('area', name, lang)) || name
+    const area = (part: Part, name: string | null) => (name && this.named(part, name, lang)) || name
     const out: Doc = {
       ...doc,
       name: own ?? doc.name,
       street: (doc.layer === 'street' ? own : this.named('street', doc.street, lang)) ?? doc.street,
-      neighborhood: area(doc.neighborhood),
-      borough: area(doc.borough),
-      city: area(doc.city),
-      county: area(doc.county),
-      state: area(doc.state),
-      country: countryIn(lang, doc.countryCode) ?? area(doc.country),
+      neighborhood: area('neighborhood', doc.neighborhood),
+      borough: area('borough', doc.borough),
+      city: area('city', doc.city),
+      county: area('county', doc.county),
+      state: area('state', doc.state),
+      country: countryIn(lang, doc.countryCode) ?? area('country', doc.country),
     }
     if (doc.layer === 'country') out.name = out.country = countryIn(lang, doc.countryCode) ?? own ?? doc.name
     return out
