@@ -4,13 +4,19 @@
 // `npm run bench -- geocode` (BENCH_PBF=file to use another extract). With BENCH_10X=1 it then
 // writes a synthetic 10× copy (ids and coordinates shifted, as bench/import does), imports it (places
 // and geocoding stages only, in a child) and measures the same queries on it beside the 1× figures.
+// BENCH_ONLY=validation measures only address validation at 1× and on a 10× index built in memory
+// from the region's docs ten times over (what the 10× import gives validation: the same text and
+// postcodes, other coordinates and ids), in minutes instead of the 10× import's ~40.
+// BENCH_DATA=dir reuses (or keeps, when new) an imported data directory.
 import {fork} from 'node:child_process'
-import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {loadConfig} from '../dist/config/index.js'
 import {autocompleteText, forwardGeocode, reverseGeocode} from '../dist/geocoding/search.js'
-import {validateAddress} from '../dist/geocoding/validate.js'
+import {readDocs} from '../dist/geocoding/docs.js'
+import {validateAddress, validateIn} from '../dist/geocoding/validate.js'
+import {ValidationIndex} from '../dist/geocoding/validate-index.js'
 import {createLogger} from '../dist/log.js'
 import {regionFile} from '../dist/map/index.js'
 import {importOsm} from '../dist/osm/index.js'
@@ -65,9 +71,59 @@ function measure(system, {lines, prefixes, sample}) {
   const forward = timed((q) => forwardGeocode(map, {query: q, lang: 'en'}), lines)
   const auto = timed((q) => autocompleteText(map, {query: q, limit: 10}, [sample[0].lon, sample[0].lat]), prefixes)
   const reverse = timed((r) => reverseGeocode(map, {coordinates: [r.lon + 1e-4, r.lat + 1e-4]}), sample)
-  const postal = sample.filter((r) => r.city && r.postcode && r.country_code)
-  const validate = timed((r) => validateAddress(map, {number: r.number, street: r.street, city: r.city, postalCode: r.postcode, countryCode: r.country_code, stateCode: r.state_code ?? undefined}), [postal[0], ...postal])
+  const validate = timed((input) => validateAddress(map, input), validationInputs(sample))
   return {loadMs, forward, auto, reverse, validate}
+}
+
+/** Validation inputs from sampled addresses (the first twice: the first call builds the index). */
+function validationInputs(sample) {
+  const postal = sample.filter((r) => r.city && r.postcode && r.country_code)
+  return [postal[0], ...postal].map((r) => ({number: r.number, street: r.street, city: r.city, postalCode: r.postcode, countryCode: r.country_code, stateCode: r.state_code ?? undefined}))
+}
+
+/** Validation on the region's index and on a 10× index of the same docs repeated with shifted coordinates and ids. */
+function validationTenfold(db, sample) {
+  const docs = readDocs(db)
+  const raw = new Map(db.prepare('SELECT id, city, building FROM addresses WHERE city IS NOT NULL OR building IS NOT NULL').raw().all().map(([id, city, building]) => [id, {city, building}]))
+  let started = performance.now()
+  const one = new ValidationIndex(docs, raw)
+  const build1 = performance.now() - started
+  const docs10 = [], raw10 = new Map()
+  const refShift = 1e8
+  for (let k = 0; k < 10; k++) {
+    for (const d of docs) docs10.push(k ? {...d, lon: d.lon + 16 * (k % 2), lat: d.lat - 20 * (k >> 1), ref: d.ref === null ? null : d.ref + k * refShift} : d)
+    for (const [id, v] of raw) raw10.set(id + k * refShift, v)
+  }
+  started = performance.now()
+  const ten = new ValidationIndex(docs10, raw10)
+  const build10 = performance.now() - started
+  const inputs = validationInputs(sample)
+  // the same answers but coordinates: the copies are one postal record with the first copy's point
+  const same = inputs.every((input) => JSON.stringify(validateIn([one], input)) === JSON.stringify(validateIn([ten], input)))
+  // alternated rounds, so both indexes see the same load
+  const ms1 = [], ms10 = []
+  for (let round = 0; round < 3; round++) {
+    for (const [idx, ms] of [[one, ms1], [ten, ms10]]) {
+      for (const input of inputs) {
+        const t = performance.now()
+        validateIn([idx], input)
+        ms.push(performance.now() - t)
+      }
+    }
+  }
+  for (const ms of [ms1, ms10]) ms.sort((a, b) => a - b)
+  const p50 = [percentile(ms1, 50), percentile(ms10, 50)]
+  report(`address validation, 1× and 10× index (${docs.length.toLocaleString('en-US')} and ${docs10.length.toLocaleString('en-US')} docs; ${inputs.length} sampled addresses, 3 alternated rounds)`, [
+    {name: 'index build 1×', value: build1, unit: 'ms'},
+    {name: 'index build 10×', value: build10, unit: 'ms'},
+    {name: 'validation p50 1×', value: p50[0], unit: 'ms'},
+    {name: 'validation p99 1×', value: percentile(ms1, 99), unit: 'ms'},
+    {name: 'validation p50 10×', value: p50[1], unit: 'ms'},
+    {name: 'validation p99 10×', value: percentile(ms10, 99), unit: 'ms'},
+    {name: 'validation p50 10× ÷ 1×', value: p50[1] / p50[0], unit: '×', target: '≤ 2×', ok: p50[1] / p50[0] <= 2},
+    {name: 'same answers at 1× and 10×', value: same ? 1 : 0, unit: '', target: '1', ok: same},
+  ])
+  console.log(`\nload average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 }
 
 /** The geocoder's index on disk: geocoding.bin and the `geocoding_docs` table's pages. */
@@ -77,10 +133,11 @@ function indexBytes(map, region, dataDir) {
   return {blob, docs}
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-geocode-'))
+const reuse = process.env.BENCH_DATA && existsSync(path.join(process.env.BENCH_DATA, 'map'))
+const dataDir = process.env.BENCH_DATA ?? mkdtempSync(path.join(os.tmpdir(), 'loc-bench-geocode-'))
 const memory = peakRss()
 try {
-  const imported = await importOsm(SOURCE, {dataDir})
+  const imported = reuse ? {stages: [{name: 'geocoding', seconds: NaN}]} : await importOsm(SOURCE, {dataDir})
   const stage = imported.stages.find((s) => s.name === 'geocoding')
   const system = await openSystem(serverConfig(dataDir), {log: createLogger('silent')})
   const {map} = system
@@ -91,6 +148,12 @@ try {
   const lines = sample.map((r) => `${r.number} ${r.street}${r.city ? `, ${r.city}` : ''}`)
   const prefixes = lines.map((l) => l.slice(0, Math.ceil(l.length * (0.3 + rand() * 0.5))))
   const queries = {lines, prefixes, sample}
+  if (process.env.BENCH_ONLY === 'validation') {
+    validationTenfold(db, sample)
+    await system.close()
+    if (!process.env.BENCH_DATA) rmSync(dataDir, {recursive: true, force: true})
+    process.exit(0)
+  }
   const one = measure(system, queries)
   const {loadMs, forward, auto, reverse, validate} = one
   const ips = Array.from({length: N}, () => `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`)
@@ -156,7 +219,7 @@ try {
   await system.close()
   if (process.env.BENCH_10X) await tenTimes(queries, one, {stage, size: size1})
 } finally {
-  rmSync(dataDir, {recursive: true, force: true})
+  if (!process.env.BENCH_DATA) rmSync(dataDir, {recursive: true, force: true})
 }
 
 /** The same queries on a synthetic 10× copy: p50s beside the 1× run's, index size and build time. */

@@ -18,7 +18,7 @@ export interface AdminParts {
 }
 
 interface Area {id: number; kind: string; level: number; name: string | null; cc: string | null; postcode: string | null; iso: string | null; rings: number[][]}
-interface PlaceNode {cls: string; name: string; lon: number; lat: number}
+interface PlaceNode {feature: number; cls: string; name: string; lon: number; lat: number}
 
 /** How far a `place=*` node's name reaches when no polygon names the locality (after Nominatim's place ranks). */
 const REACH_M: Record<string, number> = {city: 15000, town: 6000, village: 3000, hamlet: 1000, suburb: 3000, quarter: 1500, neighbourhood: 1000}
@@ -39,11 +39,11 @@ export class AdminLookup {
 
   constructor(private readonly db: Database.Database) {
     this.boxes = db.prepare('SELECT id FROM admin_areas_rtree WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').pluck()
-    this.places = (db.prepare("SELECT class, name, geometry FROM layer_features WHERE layer = 'place_label' AND name IS NOT NULL").all() as {class: string; name: string; geometry: string}[])
+    this.places = (db.prepare("SELECT feature, class, name, geometry FROM layer_features WHERE layer = 'place_label' AND name IS NOT NULL").all() as {feature: number; class: string; name: string; geometry: string}[])
       .filter((r) => REACH_M[r.class])
       .map((r) => {
         const [lon, lat] = JSON.parse(r.geometry).coordinates as [number, number]
-        return {cls: r.class, name: r.name, lon, lat}
+        return {feature: r.feature, cls: r.class, name: r.name, lon, lat}
       })
     this.placePoints = new KDBush(Math.max(1, this.places.length), 64, Float64Array)
     for (const p of this.places) this.placePoints.add(p.lon, p.lat)

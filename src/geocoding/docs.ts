@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import KDBush from 'kdbush'
 import {AdminLookup, type AdminParts} from './admin.js'
+import {type NameBook, type Names, keptNames, nameValues} from './names.js'
 import {countryName} from './regions.js'
 
 /** What the geocoder finds: one row of `geocoding_docs` per address, street, place, locality, postcode or admin area. */
@@ -22,8 +23,11 @@ export interface Doc extends AdminParts {
   category: string | null
   /** places.id, streets.id, addresses.id, admin_areas.id of the row it came from */
   ref: number | null
-  /** places: `name:<lang>` by language and `alt` (`alt_name`), searchable and answered for `lang` */
-  names?: Record<string, string> | null
+  /** its own other names (places, streets, areas): `name:<lang>` (answered for `lang`) and `alt_name`, `old_name`... (searched only) */
+  names?: Names | null
+  /** while the index is built (not stored): the other names of an address's street and of a doc's city, searched with it */
+  streetAka?: string[]
+  cityAka?: string[]
 }
 
 export const DOCS_SCHEMA = `
@@ -111,8 +115,10 @@ const bump = (counts: Map<string, Map<string, number>>, key: string, value: stri
  * `place=*` node of the right rank; a city or state still missing is the most common one among
  * addresses of the same postcode (Manhattan tags `addr:city` on a quarter of its addresses).
  */
-export function* collectDocs(db: Database.Database, progress: (done: number, total: number) => void = () => {}): Generator<Doc> {
+export function* collectDocs(db: Database.Database, book: NameBook, progress: (done: number, total: number) => void = () => {}): Generator<Doc> {
   const admin = new AdminLookup(db)
+  // the other names of a street or town, by its name (an address names them by text)
+  const aka = memo((key: string) => nameValues(book.named(key.startsWith('s') ? 'street' : 'city', key.slice(1))))
   const addresses = db.prepare('SELECT id, housenumber, street, place, unit, city, postcode, state, country, lon, lat FROM addresses ORDER BY id').all() as
     {id: number; housenumber: string; street: string | null; place: string | null; unit: string | null; city: string | null; postcode: string | null; state: string | null; country: string | null; lon: number; lat: number}[]
   const parts: AdminParts[] = []
@@ -144,7 +150,9 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
       } else postcodes.set(key, {lon: a.lon, lat: a.lat, n: 1, parts: p})
     }
     p.country ??= countryName(p.countryCode)
-    yield {...p, layer: 'address', name: null, number: a.housenumber, unit: a.unit, street: a.street ?? a.place, lon: a.lon, lat: a.lat, importance: 0.5, category: null, ref: a.id}
+    const street = a.street ?? a.place
+    yield {...p, layer: 'address', name: null, number: a.housenumber, unit: a.unit, street, lon: a.lon, lat: a.lat, importance: 0.5, category: null, ref: a.id,
+      streetAka: street ? aka(`s${street}`) : undefined, cityAka: p.city ? aka(`a${p.city}`) : undefined}
   }
   const inherit = nearestAddressParts(addresses, parts)
   for (const pc of postcodes.values()) {
@@ -157,13 +165,13 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
     const p = inherit(admin.at(s.lon, s.lat), s.lon, s.lat)
     p.country ??= countryName(p.countryCode)
     yield {...p, postalCode: null, layer: 'street', name: s.name, number: null, unit: null, street: s.name, lon: s.lon, lat: s.lat,
-      importance: Math.min(0.5, 0.2 + Math.log10(1 + s.length_m) / 12), category: null, ref: s.id}
+      importance: Math.min(0.5, 0.2 + Math.log10(1 + s.length_m) / 12), category: null, ref: s.id, names: book.streets.get(s.id), cityAka: p.city ? aka(`a${p.city}`) : undefined}
   }
   for (const pl of db.prepare('SELECT id, name, category, housenumber, street, city, postcode, lon, lat, tags FROM places').all() as Array<{id: number; name: string; category: string; housenumber: string | null; street: string | null; city: string | null; postcode: string | null; lon: number; lat: number; tags: string}>) {
     const p = inherit(admin.at(pl.lon, pl.lat, {city: pl.city, postcode: pl.postcode}), pl.lon, pl.lat)
     p.country ??= countryName(p.countryCode)
     yield {...p, layer: 'place', name: pl.name, number: pl.housenumber, unit: null, street: pl.street, lon: pl.lon, lat: pl.lat, importance: 0.45, category: pl.category, ref: pl.id,
-      names: localNames(pl.tags)}
+      names: keptNames(pl.tags, pl.name), cityAka: p.city ? aka(`a${p.city}`) : undefined}
   }
   const areaNames = new Set<string>()
   for (const a of db.prepare("SELECT id, kind, name, label_lon, label_lat FROM admin_areas WHERE name IS NOT NULL AND kind != 'postal_code' AND kind != 'other'").all() as Array<{id: number; kind: string; name: string; label_lon: number; label_lat: number}>) {
@@ -174,7 +182,8 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
     areaNames.add(a.name.toLowerCase())
     // an area is not inside itself: only parts above it
     const above = trimBelow(p, a.kind)
-    yield {...above, layer, name: a.name, number: null, unit: null, street: null, lon: a.label_lon, lat: a.label_lat, importance: AREA_IMPORTANCE[a.kind] ?? 0.5, category: a.kind, ref: a.id}
+    yield {...above, layer, name: a.name, number: null, unit: null, street: null, lon: a.label_lon, lat: a.label_lat, importance: AREA_IMPORTANCE[a.kind] ?? 0.5, category: a.kind, ref: a.id,
+      names: book.ownArea(a.kind, a.name, book.areas.get(a.id))}
   }
   for (const n of admin.placeNodes()) {
     if (areaNames.has(n.name.toLowerCase())) continue // the polygon already stands for it
@@ -183,19 +192,18 @@ export function* collectDocs(db: Database.Database, progress: (done: number, tot
     const locality = n.cls === 'city' || n.cls === 'town' || n.cls === 'village' || n.cls === 'hamlet'
     const above = trimBelow(p, locality ? 'city' : 'neighborhood')
     yield {...above, layer: locality ? 'locality' : 'neighborhood', name: n.name, number: null, unit: null, street: null, lon: n.lon, lat: n.lat,
-      importance: LOCALITY_IMPORTANCE[n.cls] ?? 0.3, category: n.cls, ref: null}
+      importance: LOCALITY_IMPORTANCE[n.cls] ?? 0.3, category: n.cls, ref: null, names: book.ownArea(n.cls, n.name, book.labels.get(n.feature))}
   }
 }
 
-/** `name:<lang>` (the API's languages) and `alt_name` of a place's kept tags, or null. */
-function localNames(tags: string): Record<string, string> | null {
-  const t = JSON.parse(tags) as Record<string, string>
-  let out: Record<string, string> | null = null
-  for (const [k, v] of Object.entries(t)) {
-    if (k === 'alt_name') (out ??= {}).alt = v
-    else if (k.startsWith('name:')) (out ??= {})[k.slice(5)] = v
+/** `fn` computed once per distinct argument (docs repeat the same streets and towns). */
+export function memo<T>(fn: (s: string) => T): (s: string) => T {
+  const seen = new Map<string, T>()
+  return (s) => {
+    let v = seen.get(s)
+    if (v === undefined) seen.set(s, (v = fn(s)))
+    return v
   }
-  return out
 }
 
 const RANK = ['country', 'state', 'county', 'city', 'borough', 'neighborhood']

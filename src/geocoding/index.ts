@@ -7,13 +7,16 @@ import {AdminLookup} from './admin.js'
 import {DOC_LAYERS, type Doc, type DocLayer, type DocSource, collectDocs, docSource, memoryDocs} from './docs.js'
 import {withinOneEdit} from './fuzzy.js'
 import {InterpolationLines} from './interpolation.js'
+import {Localizer, NameBook} from './names.js'
 import {fold, isNumberLike, numberTokens, numberValue, tokens} from './normalize.js'
-import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION} from './stage.js'
-import {buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
+import {GEOCODING_BLOB, GEOCODING_BLOB_VERSION, primaryIndex} from './stage.js'
+import {VARIANT, buildTokenIndex, decodeTokens, docTokens, findToken, lowerBound, primaryTokens} from './tokens.js'
 
 export interface SearchOptions {
   /** the last token is a prefix (autocomplete) */
   prefix?: boolean
+  /** answer names in this language where the data has them */
+  lang?: string
   layers: ReadonlySet<DocLayer>
   countries?: ReadonlySet<string>
   near?: [number, number]
@@ -73,6 +76,8 @@ export class Geocoder implements Engine {
   readonly admin: AdminLookup
   private readonly streetBoxes: Database.Statement
   private lines: InterpolationLines | undefined
+  private localizer: Localizer | undefined
+  private readonly localDocs = new Map<string, Map<number, Doc>>()
   closed = false
 
   constructor(
@@ -136,6 +141,23 @@ export class Geocoder implements Engine {
   /** The doc at index i. */
   doc(i: number): Doc {
     return (this.docs[i] ??= this.source.read(i))
+  }
+
+  /** A doc with its names in `lang` where the data has them (names.ts). */
+  localize(doc: Doc, lang: string): Doc {
+    return (this.localizer ??= new Localizer(this.db)).localize(doc, lang)
+  }
+
+  /** The doc at index i in `lang`, the same object each time while cached (answers' JSON text is cached per doc object). */
+  private localDoc(i: number, lang: string): Doc {
+    let docs = this.localDocs.get(lang)
+    if (!docs) this.localDocs.set(lang, (docs = new Map()))
+    let doc = docs.get(i)
+    if (!doc) {
+      if (docs.size >= 50_000) docs.clear()
+      docs.set(i, (doc = this.localize(this.doc(i), lang)))
+    }
+    return doc
   }
 
   private df(t: number): number {
@@ -240,10 +262,20 @@ export class Geocoder implements Engine {
       const full = ranked.length === opts.limit
       // the most coverage and proximity can add: a doc that cannot reach the last of the best is skipped unscored
       if (full && scores[d] / total + 0.3 + 0.05 * importance[d] + 0.15 <= ranked[ranked.length - 1].score) continue
-      let covered = 0
+      // the share of its own tokens the query holds, of its best-covered variant (a street's other names)
+      let covered = 0, size = 0, coverage = 0
       const ps = primStart[d], pe = primStart[d + 1]
-      for (let i = ps; i < pe; i++) if (mark[prim[i]]) covered++
-      const coverage = pe > ps ? covered / (pe - ps) : 0
+      for (let i = ps; i < pe; i++) {
+        const t = prim[i]
+        if (t === VARIANT) {
+          if (size && covered / size > coverage) coverage = covered / size
+          covered = size = 0
+        } else {
+          size++
+          if (mark[t]) covered++
+        }
+      }
+      if (size && covered / size > coverage) coverage = covered / size
       let score = scores[d] / total + 0.3 * coverage + 0.05 * importance[d]
       if (layerOf[d] === ADDRESS) {
         // an address's first own token is its number
@@ -263,7 +295,7 @@ export class Geocoder implements Engine {
     }
     for (const t of marked) mark[t] = 0
     const top: Hit[] = ranked.map(({d, score}) => {
-      const doc = this.doc(d)
+      const doc = opts.lang ? this.localDoc(d, opts.lang) : this.doc(d)
       return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
     // a house number on a known street that has no address point of its own: interpolate
@@ -274,7 +306,7 @@ export class Geocoder implements Engine {
       const asked = first.doc.layer === 'street' || (first.doc.layer === 'address' && !numberTokens(first.doc.number!).includes(numberToken))
       if (asked) {
         const guess = this.interpolate(first.doc, numberToken)
-        if (guess) top[0] = {...guess, score: first.score}
+        if (guess) top[0] = {...guess, doc: opts.lang ? this.localize(guess.doc, opts.lang) : guess.doc, score: first.score}
       }
     }
     return top
@@ -421,18 +453,13 @@ export function geocoder(map: MapData, region: string): Geocoder | undefined {
     const file = blobFile(GEOCODING_BLOB)
     const admin = new AdminLookup(db)
     if (!file) {
-      const docs = [...collectDocs(db)]
+      const docs = [...collectDocs(db, new NameBook(db))]
       const index = buildTokenIndex(docs.map(docTokens))
       const tokens = decodeTokens(index)
-      const prim: number[] = []
-      const primStart = new Uint32Array(docs.length + 1)
-      docs.forEach((d, i) => {
-        for (const t of primaryTokens(d)) prim.push(findToken(tokens, t))
-        primStart[i + 1] = prim.length
-      })
+      const {primStart, prim} = primaryIndex((t) => findToken(tokens, t), docs.map(primaryTokens))
       const points = new KDBush(docs.length, 64, Float64Array)
       for (const d of docs) points.add(d.lon, d.lat)
-      return new Geocoder(memoryDocs(docs), tokens, index.postStart, index.postings, primStart, Uint32Array.from(prim), points.finish(), admin, db)
+      return new Geocoder(memoryDocs(docs), tokens, index.postStart, index.postings, primStart, prim, points.finish(), admin, db)
     }
     const blob = readBlob(file, {kind: GEOCODING_BLOB, version: GEOCODING_BLOB_VERSION})
     const tokens = decodeTokens({text: blob.section('text'), textStart: blob.array('textStart', Uint32Array)})

@@ -1,8 +1,8 @@
 import {z} from 'zod'
 import {int, latLng, list, metadataFilters} from '../validate.js'
 import type {DocLayer} from './docs.js'
+import {LANGS} from './names.js'
 
-export const LANGS = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'ko', 'pt', 'ru', 'zh'] as const
 const LAYER_NAMES = ['place', 'address', 'street', 'postalCode', 'locality', 'neighborhood', 'county', 'state', 'country', 'coarse', 'fine'] as const
 
 const GROUPS: Record<string, DocLayer[]> = {
@@ -26,16 +26,20 @@ const countries = () =>
 
 const text = () => z.string({error: 'required: the text to search for'}).trim().min(1, {error: 'required: the text to search for'}).max(512, {error: 'up to 512 characters'})
 
+const lang = () => z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).optional()
+
 export const forwardQuery = z.object({
   query: text(),
   layers: layers().optional(),
   country: countries().optional(),
-  lang: z.enum(LANGS, {error: `must be one of ${LANGS.join(', ')}`}).optional(),
+  lang: lang(),
 })
 
+/** `lang` on reverse and autocomplete is an addition to the spec (forward only there), answered the same way. */
 export const reverseQuery = z.object({
   coordinates: latLng(),
   layers: layers().optional(),
+  lang: lang(),
 })
 
 export const autocompleteQuery = z.object({
@@ -44,6 +48,7 @@ export const autocompleteQuery = z.object({
   layers: layers().optional(),
   limit: int(1, 100).default(10),
   countryCode: countries().optional(),
+  lang: lang(),
 })
 
 export type ForwardInput = z.output<typeof forwardQuery>

@@ -64,7 +64,7 @@ export interface AddressJson {
 const r7 = (v: number) => Math.round(v * 1e7) / 1e7
 
 /** The spec's Address object; empty fields are left out, as the hosted original does. */
-export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean; now?: Date; lang?: string} = {}): AddressJson {
+export function addressJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {distance?: number; placeLabel?: boolean; now?: Date} = {}): AddressJson {
   const out = docJson(hit, extra)
   if (extra.distance !== undefined) out.distance = Math.round(extra.distance)
   const tz = timeZoneAt(hit.lon, hit.lat, extra.now)
@@ -103,10 +103,8 @@ function tzMember(lon: number, lat: number): string {
 }
 
 /** The Address object but its distance and time zone. */
-function docJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {placeLabel?: boolean; lang?: string}): AddressJson {
-  // a place's name in the language asked for (`name:<lang>`), when it has one
-  const local = extra.lang && hit.doc.names?.[extra.lang]
-  const d = local ? {...hit.doc, name: local} : hit.doc
+function docJson(hit: Pick<Hit, 'doc' | 'lon' | 'lat' | 'confidence'>, extra: {placeLabel?: boolean}): AddressJson {
+  const d = hit.doc
   const city = d.layer === 'locality' ? d.name : d.city
   const label = d.layer === 'address' || d.layer === 'street' || (d.layer === 'place' && d.street) ? addressLabel(d) : null
   const out: AddressJson = {

@@ -1,9 +1,10 @@
 import type {MapData} from '../map/mapdata.js'
 import type {Doc} from './docs.js'
-import {type Hit, geocoder} from './index.js'
+import {type Geocoder, type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
 import {countryCodeAt} from './country.js'
 import {type AddressJson, addressJson, addressText} from './json.js'
+import {Localizer} from './names.js'
 import {queryTokens} from './normalize.js'
 import {countryName} from './regions.js'
 
@@ -18,22 +19,11 @@ function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<Ret
   return hits.sort((a, b) => b.score - a.score).slice(0, opts.limit)
 }
 
-const withLang = (json: AddressJson, lang: string): AddressJson => {
-  if (lang !== 'en' && json.countryCode) {
-    try {
-      json.country = new Intl.DisplayNames([lang], {type: 'region'}).of(json.countryCode as string) ?? json.country
-    } catch {
-      // ICU without that language: keep English
-    }
-  }
-  return json
-}
-
 /** `GET /v1/geocode/forward`: complete addresses (and coarser places) for a text. */
 export function forwardGeocode(map: MapData, input: ForwardInput): AddressJson[] {
-  const hits = searchAll(map, input.query, {layers: input.layers ?? DEFAULT_LAYERS, countries: input.country, limit: 10})
-  // without `lang` places keep their local name; countries are named in English either way
-  return hits.map((h) => withLang(addressJson(h, {lang: input.lang}), input.lang ?? 'en'))
+  // without `lang` every name is the local one (`name`), countries in English
+  const hits = searchAll(map, input.query, {layers: input.layers ?? DEFAULT_LAYERS, countries: input.country, limit: 10, lang: input.lang})
+  return hits.map((h) => addressJson(h))
 }
 
 /** `GET /v1/search/autocomplete`: prefix search as the user types, biased to `near`. */
@@ -49,7 +39,7 @@ export function autocompleteText(map: MapData, input: AutocompleteInput, near?: 
 }
 
 function autocompleteHits(map: MapData, input: AutocompleteInput, at: [number, number] | undefined): Hit[] {
-  return searchAll(map, input.query, {prefix: true, layers: input.layers ?? DEFAULT_LAYERS, countries: input.countryCode, near: at, limit: input.limit})
+  return searchAll(map, input.query, {prefix: true, layers: input.layers ?? DEFAULT_LAYERS, countries: input.countryCode, near: at, limit: input.limit, lang: input.lang})
 }
 
 const distanceM = (at: [number, number], h: Hit) => {
@@ -73,25 +63,29 @@ export function reverseGeocode(map: MapData, input: ReverseInput): AddressJson[]
   const regions = map.regions().filter((r) => !r.bbox || (lon >= r.bbox[0] - 0.05 && lon <= r.bbox[2] + 0.05 && lat >= r.bbox[1] - 0.05 && lat <= r.bbox[3] + 0.05))
   const engines = regions.map((r) => geocoder(map, r.name)).filter((g) => !!g)
   const fine = new Set([...layers].filter((l) => l === 'address' || l === 'place'))
+  // the doc in `lang`, by the engine that found it
+  const local = (g: Geocoder | undefined, doc: Doc) => (!input.lang ? doc : g ? g.localize(doc, input.lang) : countryOnly.localize(doc, input.lang))
   if (fine.size) {
-    let best: {doc: Doc; distance: number} | null = null
+    let best: {doc: Doc; distance: number; g: Geocoder} | null = null
     for (const g of engines) {
       const [hit] = g.near(lon, lat, REVERSE_ADDRESS_M, fine, 1)
-      if (hit && (!best || hit.distance < best.distance)) best = hit
+      if (hit && (!best || hit.distance < best.distance)) best = {...hit, g}
     }
-    if (best) return [addressJson({doc: best.doc, lon: best.doc.lon, lat: best.doc.lat, confidence: 'exact'}, {distance: best.distance})]
+    if (best) return [addressJson({doc: local(best.g, best.doc), lon: best.doc.lon, lat: best.doc.lat, confidence: 'exact'}, {distance: best.distance})]
   }
   if (layers.has('street')) {
-    let best: ReturnType<NonNullable<ReturnType<typeof geocoder>>['nearestStreet']> = null
+    let best: (NonNullable<ReturnType<Geocoder['nearestStreet']>> & {g: Geocoder}) | null = null
     for (const g of engines) {
       const hit = g.nearestStreet(lon, lat, REVERSE_STREET_M)
-      if (hit && (!best || hit.distance < best.distance)) best = hit
+      if (hit && (!best || hit.distance < best.distance)) best = {...hit, g}
     }
-    if (best) return [addressJson({doc: best.doc, lon: best.lon, lat: best.lat, confidence: 'fallback'}, {distance: best.distance})]
+    if (best) return [addressJson({doc: local(best.g, best.doc), lon: best.lon, lat: best.lat, confidence: 'fallback'}, {distance: best.distance})]
   }
   const area = areaAt(engines, lon, lat, layers)
-  return area ? [addressJson({doc: area, lon, lat, confidence: 'fallback'}, {distance: 0})] : []
+  return area ? [addressJson({doc: local(engines[0], area), lon, lat, confidence: 'fallback'}, {distance: 0})] : []
 }
+
+const countryOnly = new Localizer()
 
 /** The most specific admin area at a point among `layers`, as a doc (also without any region: shipped country shapes). */
 function areaAt(engines: NonNullable<ReturnType<typeof geocoder>>[], lon: number, lat: number, layers: ReadonlySet<string>): Doc | null {

@@ -1,22 +1,24 @@
 import KDBush from 'kdbush'
 import type {MapStage} from '../osm/stage.js'
 import {DOCS_SCHEMA, INSERT_DOCS, collectDocs, docRow, readDocs} from './docs.js'
-import {type TokenIndex, buildTokenIndex, docTokens, primaryTokens, tokenLookup} from './tokens.js'
+import {NameBook, writeNames} from './names.js'
+import {VARIANT, buildTokenIndex, docTokens, primaryTokens, tokenLookup} from './tokens.js'
 
 /** The geocoder index: blob `geocoding.bin`, kind version 1, beside the `geocoding_docs` table. */
 export const GEOCODING_BLOB = 'geocoding'
 export const GEOCODING_BLOB_VERSION = 1
 
 /**
- * Builds `geocoding_docs` (every address, street, place, locality, postcode and admin area with its
+ * Builds `geocoding_names` (the other names of streets and areas by name, for `lang`), `geocoding_docs` (every address, street, place, locality, postcode and admin area with its
  * full admin parts) and `geocoding.bin`: sections `text`/`textStart` (sorted tokens), `postStart`/
  * `postings` (doc indexes per token), `primStart`/`prim` (per doc, the token ids
- * of its own name, street and number: what a query must cover to be about this doc), `kdbush` (a kdbush over the docs' lon/lat, item = doc index).
+ * of its own name, street and number, then of each other name, VARIANT between: what a query must cover to be about this doc), `kdbush` (a kdbush over the docs' lon/lat, item = doc index).
  */
 export const geocodingStage: MapStage = {
   name: 'geocoding',
   // 2: extraction gained interpolation ends, place names by language, ISO 3166-2 codes
-  version: 2,
+  // 3: other names of streets, areas and place labels (`geocoding_names`, docs' names, primary variants)
+  version: 3,
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)
@@ -24,9 +26,11 @@ export const geocodingStage: MapStage = {
     db.exec("CREATE INDEX layer_features_place_label ON layer_features(layer) WHERE layer = 'place_label'")
     const insert = db.prepare(INSERT_DOCS)
     const lists: string[][] = []
-    const primary: string[][] = []
+    const primary: string[][][] = []
+    const book = new NameBook(db)
+    writeNames(db, book)
     let batch: unknown[][] = []
-    for (const doc of collectDocs(db)) {
+    for (const doc of collectDocs(db, book)) {
       batch.push(docRow(doc))
       lists.push(docTokens(doc))
       primary.push(primaryTokens(doc))
@@ -38,7 +42,7 @@ export const geocodingStage: MapStage = {
     }
     if (batch.length) insert.run(JSON.stringify(batch))
     const index = buildTokenIndex(lists)
-    const prim = primaryIndex(index, primary)
+    const prim = primaryIndex(tokenLookup(index), primary)
     const points = new KDBush(lists.length, 64, Float64Array)
     for (const row of db.prepare('SELECT lon, lat FROM geocoding_docs ORDER BY id').raw().iterate() as Iterable<[number, number]>) points.add(row[0], row[1])
     points.finish()
@@ -54,12 +58,15 @@ export const geocodingStage: MapStage = {
   },
 }
 
-function primaryIndex(index: TokenIndex, primary: string[][]): {primStart: Uint32Array; prim: Uint32Array} {
-  const lookup = tokenLookup(index)
+/** Per doc, the token ids of its primary variants, VARIANT between two. */
+export function primaryIndex(lookup: (t: string) => number, primary: string[][][]): {primStart: Uint32Array; prim: Uint32Array} {
   const primStart = new Uint32Array(primary.length + 1)
   const out: number[] = []
-  primary.forEach((list, i) => {
-    for (const t of list) out.push(lookup(t))
+  primary.forEach((variants, i) => {
+    variants.forEach((list, v) => {
+      if (v) out.push(VARIANT)
+      for (const t of list) out.push(lookup(t))
+    })
     primStart[i + 1] = out.length
   })
   return {primStart, prim: Uint32Array.from(out)}

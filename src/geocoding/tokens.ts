@@ -1,4 +1,5 @@
 import type {Doc} from './docs.js'
+import {nameValues} from './names.js'
 import {numberTokens, tokens} from './normalize.js'
 
 /** The tokens a doc is found by: its own name/number/street first, then where it is. */
@@ -9,11 +10,13 @@ export function docTokens(d: Doc): string[] {
   }
   if (d.number) for (const t of numberTokens(d.number)) out.add(t)
   add(d.name)
-  if (d.names) for (const name of Object.values(d.names)) add(name)
+  for (const name of nameValues(d.names)) add(name)
   add(d.street)
+  if (d.streetAka) for (const name of d.streetAka) add(name)
   add(d.neighborhood)
   add(d.borough)
   add(d.city)
+  if (d.cityAka) for (const name of d.cityAka) add(name)
   add(d.county)
   add(d.state)
   add(d.postalCode)
@@ -24,13 +27,30 @@ export function docTokens(d: Doc): string[] {
   return [...out]
 }
 
-/** The tokens a query must hold to be about this doc rather than about where it is. */
-export function primaryTokens(d: Doc): string[] {
+/** Separates a doc's variants in its primary tokens (blob section `prim`). */
+export const VARIANT = 0xffffffff
+
+/**
+ * The tokens a query must hold to be about this doc rather than about where it is: its number and
+ * name (or street), then the same with each of its other names (an address: its street's), each
+ * variant a list of its own (a query covers the doc as well as it covers its best variant).
+ */
+export function primaryTokens(d: Doc): string[][] {
   const out = new Set<string>()
-  if (d.number) out.add(numberTokens(d.number)[0])
+  const number = d.number ? numberTokens(d.number)[0] : null
+  if (number) out.add(number)
   for (const t of tokens(d.name ?? d.street ?? '')) out.add(t)
   if (d.name && d.street && d.layer !== 'place') for (const t of tokens(d.street)) out.add(t)
-  return [...out]
+  const variants = [[...out]]
+  const seen = new Set([variants[0].join(' ')])
+  for (const name of d.layer === 'address' ? d.streetAka ?? [] : nameValues(d.names)) {
+    const v = [...new Set([...(number ? [number] : []), ...tokens(name)])]
+    const key = v.join(' ')
+    if (seen.has(key)) continue
+    seen.add(key)
+    variants.push(v)
+  }
+  return variants
 }
 
 /** Sorted unique tokens and, per token, the ascending ids (0-based doc indexes) that hold it. */

@@ -1,20 +1,26 @@
 import type {Engine, MapData} from '../map/mapdata.js'
-import {type Doc, readDocs} from './docs.js'
+import {type Doc, memo, readDocs} from './docs.js'
 import {geocoder} from './index.js'
 import {fold} from './normalize.js'
-import {numberKey, postcodeKey, streetKey} from './postal.js'
+import {numberKey, postcodeKey, streetKey, unitKey} from './postal.js'
 
 /**
- * One region's addresses as postal records, for `/v1/addresses/validate`: address docs by house
- * number in a postcode or town (a few candidates, whose streets are then compared loosely), every
- * street by its comparable form (for numbers the map does not know), the names an address's town
- * goes by (admin parts and its own `addr:city`), and the addresses of places.
+ * One region's addresses as postal records, for `/v1/addresses/validate`. A postal record is one
+ * number, street, town and postcode, however many buildings carry it (an address mapped on several
+ * buildings, or the ten equal copies of a synthetic 10× region, is one record). Records are found by
+ * house number in a postcode or town, streets by their comparable form in a postcode or town: every
+ * lookup is keyed, so a larger region makes no list longer. Also: the names an address's town goes
+ * by (admin parts and its own `addr:city`) and the addresses of places.
  */
 export class ValidationIndex implements Engine {
-  /** `number|pc:<postcode>` and `number|town:<folded town>` → address docs (a candidate must agree on postcode or town: a region 10× larger does not make the lists longer) */
+  /** `number|pc:<postcode>` and `number|town:<folded town>` → postal records, in the order of their first doc */
   readonly byNumberAt = new Map<string, number[]>()
-  /** comparable street → address and street docs on it */
-  readonly byStreet = new Map<string, number[]>()
+  /** per record: its first doc (the one that answers), the folded names its town goes by (all its docs'), its units (comparable → as mapped) */
+  readonly recordDoc: number[] = []
+  readonly recordTowns: string[][] = []
+  readonly recordUnits: (Map<string, string> | null)[] = []
+  /** `street|pc:<postcode>`, `street|town:<town>` and `street|pc:<postcode>|town:<town>` → the first address or street doc there */
+  readonly streetAt = new Map<string, number>()
   /** per doc: its comparable street ('' for other layers) */
   readonly streetKeys: string[]
   /** per doc: the folded names its town goes by */
@@ -34,29 +40,50 @@ export class ValidationIndex implements Engine {
     this.use = new Array(docs.length).fill(null)
     // docs repeat the same streets and towns: each is normalised once
     const keyOf = memo(streetKey), folded = memo(fold), townsOf = memo((joined: string) => [...new Set(joined.split('\t').filter(Boolean).map(folded))])
+    const records = new Map<string, number>()
     docs.forEach((d, i) => {
       const street = d.street && (d.layer === 'address' || d.layer === 'street' || d.layer === 'place') ? keyOf(d.street) : ''
       this.streetKeys[i] = street
       const own = d.layer === 'address' && d.ref !== null ? raw.get(d.ref) : undefined
       if (own?.building) this.use[i] = RESIDENTIAL.has(own.building) ? 'residential' : COMMERCIAL.has(own.building) ? 'commercial' : null
-      this.towns[i] = townsOf([d.city, d.borough, d.neighborhood, d.county, own?.city].map((t) => t ?? '').join('\t'))
+      const towns = (this.towns[i] = townsOf([d.city, d.borough, d.neighborhood, d.county, own?.city].map((t) => t ?? '').join('\t')))
       if (!street) return
       if (d.layer === 'place') {
         if (d.number) this.firms.add(`${numberKey(d.number)}|${street}`)
         return
       }
-      push(this.byStreet, street, i)
-      for (const t of this.towns[i]) this.streetIn(`town:${t}`, street)
-      if (d.postalCode && d.countryCode) this.streetIn(`pc:${postcodeKey(d.countryCode, d.postalCode)}`, street)
+      const pc = d.postalCode && d.countryCode ? postcodeKey(d.countryCode, d.postalCode) : null
+      for (const t of towns) {
+        this.streetIn(`town:${t}`, street)
+        first(this.streetAt, `${street}|town:${t}`, i)
+        if (pc) first(this.streetAt, `${street}|pc:${pc}|town:${t}`, i)
+      }
+      if (pc) {
+        this.streetIn(`pc:${pc}`, street)
+        first(this.streetAt, `${street}|pc:${pc}`, i)
+      }
       if (d.layer !== 'address' || !d.number) return
       const number = numberKey(d.number)
-      if (d.postalCode) push(this.byNumberAt, `${number}|pc:${postcodeKey(d.countryCode ?? '', d.postalCode)}`, i)
-      for (const t of this.towns[i]) push(this.byNumberAt, `${number}|town:${t}`, i)
-      if (d.postalCode && d.countryCode) {
-        const key = postcodeKey(d.countryCode, d.postalCode)
-        const towns = this.postcodeTowns.get(key) ?? new Set()
+      const key = `${number}|${street}|${d.city}|${d.postalCode}`
+      let r = records.get(key)
+      if (r === undefined) {
+        records.set(key, (r = this.recordDoc.push(i) - 1))
+        this.recordTowns.push(towns)
+        this.recordUnits.push(null)
+        if (d.postalCode) push(this.byNumberAt, `${number}|pc:${postcodeKey(d.countryCode ?? '', d.postalCode)}`, r)
+        for (const t of towns) push(this.byNumberAt, `${number}|town:${t}`, r)
+      } else {
+        const more = towns.filter((t) => !this.recordTowns[r!].includes(t))
+        if (more.length) {
+          this.recordTowns[r] = [...this.recordTowns[r], ...more]
+          for (const t of more) push(this.byNumberAt, `${number}|town:${t}`, r)
+        }
+      }
+      if (d.unit) (this.recordUnits[r] ??= new Map()).set(unitKey(d.unit), d.unit)
+      if (pc) {
+        const towns = this.postcodeTowns.get(pc) ?? new Set()
         for (const t of this.towns[i]) towns.add(t)
-        this.postcodeTowns.set(key, towns)
+        this.postcodeTowns.set(pc, towns)
       }
     })
   }
@@ -75,13 +102,8 @@ const RESIDENTIAL = new Set(['house', 'residential', 'apartments', 'detached', '
 const COMMERCIAL = new Set(['commercial', 'retail', 'office', 'industrial', 'warehouse', 'hotel', 'supermarket', 'kiosk', 'store', 'shop',
   'manufacture', 'service', 'mall', 'department_store', 'bank', 'restaurant'])
 
-function memo<T>(fn: (s: string) => T): (s: string) => T {
-  const seen = new Map<string, T>()
-  return (s) => {
-    let v = seen.get(s)
-    if (v === undefined) seen.set(s, (v = fn(s)))
-    return v
-  }
+const first = (m: Map<string, number>, key: string, i: number) => {
+  if (!m.has(key)) m.set(key, i)
 }
 
 const push = (m: Map<string, number[]>, key: string, i: number) => {

@@ -4,7 +4,7 @@ import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
 import {type RoadExtra, roadExtra} from './road-extra.js'
 import {writeRoadGraph} from './roads.js'
-import {namesByLanguage} from './names.js'
+import {allNames, namesByLanguage} from './names.js'
 import {writeStreets} from './streets.js'
 import {NodeTable, WayTable} from './tables.js'
 import {type RoadAttrs, PLACE_LABEL_MINZOOM, PLACE_TAG_KEYS, adminKind, layerClass, ownCountryCode, placeClass, roadAttrs} from './tags.js'
@@ -77,6 +77,8 @@ export class MapBuilder {
   private memberWays = new Set<number>()
   readonly roads: Road[] = []
   readonly streetWays = new Map<string, {ways: number[]; cls: string[]}>()
+  /** `allNames` of street ways that have any, by way-table index (merged into their street's names) */
+  readonly streetNames = new Map<number, string>()
   private idxBuf = new Int32Array(1024)
   private features = 0
   private db: Database.Database
@@ -156,8 +158,10 @@ export class MapBuilder {
     if (tags.boundary === 'administrative') this.source.adminWays++
     if (present < 2) return
     if (road) this.roads.push({w, id, a: road, x: roadExtra(tags), name: tags.name ?? null, ref: tags.ref ?? null})
-    if (road && tags.name) this.names('way', id, tags)
+    if (road && tags.name) this.names('way', id, namesByLanguage(tags))
     if (street) {
+      const names = allNames(tags)
+      if (names) this.streetNames.set(w, names)
       const cls = ROADISH[tags.highway!] ?? 'path'
       const entry = this.streetWays.get(street)
       if (!entry) this.streetWays.set(street, {ways: [w], cls: [cls]})
@@ -209,12 +213,12 @@ export class MapBuilder {
     }
     if (type === 'n' && tags.place && tags.name) {
       this.layer('place_label', tags.place, tags.name, PLACE_LABEL_MINZOOM[tags.place] ?? 14, JSON.stringify({type: 'Point', coordinates: [round7(lon), round7(lat)]}), [lon, lat, lon, lat])
-      this.names('label', this.features, tags)
+      this.names('label', this.features, allNames(tags))
     }
   }
 
-  private names(kind: 'way' | 'label', ref: number, tags: Tags): void {
-    const names = namesByLanguage(tags)
+  /** A `names` row: roads' `name:<lang>` for map labels (kind way), every other name of place labels and admin areas (label, area). */
+  private names(kind: 'way' | 'label' | 'area', ref: number, names: string | null): void {
     if (names) this.st.names.run(kind, ref, names)
   }
 
@@ -429,6 +433,7 @@ export class MapBuilder {
     this.st.area.run(rowId, a.rel.id, kind, kind === 'postal_code' ? null : a.level, t.name ?? null, a.cc, t.postal_code ?? (kind === 'postal_code' ? t.name ?? null : null),
       parent, round7(a.label[0]), round7(a.label[1]), geometry, t['ISO3166-2'] ?? null)
     this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
+    if (kind !== 'postal_code') this.names('area', rowId, allNames(t))
     return rowId
   }
 }

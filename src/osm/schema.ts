@@ -106,7 +106,9 @@ CREATE TABLE layer_features (
 );
 CREATE INDEX layer_features_feature ON layer_features(feature, minzoom);
 
--- name:<lang> tags (JSON {"en": ...}) of roads (kind 'way', ref = OSM way id) and place labels (kind 'label', ref = feature).
+-- Other names, JSON {"en": ..., "alt_name": ...}: name:<lang> of roads (kind 'way', ref = OSM way id; map labels); name:<lang> and
+-- alt_name, old_name, official_name, short_name, loc_name of place labels ('label', ref = feature), admin areas ('area', ref =
+-- admin_areas.id) and streets ('street', ref = streets.id: per key the value most of its ways give).
 CREATE TABLE names (kind TEXT NOT NULL, ref INTEGER NOT NULL, names TEXT NOT NULL, PRIMARY KEY (kind, ref)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE layer_features_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
 `

@@ -4,7 +4,7 @@ import type {BuiltCounts, MapBuilder, Phase, Statements} from './build.js'
 /** Street class of a merged street: the highest-ranked class among its ways. */
 const ROAD_RANK: Record<string, number> = {motorway: 9, trunk: 8, primary: 7, secondary: 6, tertiary: 5, minor: 4, service: 3, track: 2, path: 1, ferry: 0}
 
-type Source = Pick<MapBuilder, 'streetWays' | 'ways' | 'coords'>
+type Source = Pick<MapBuilder, 'streetWays' | 'streetNames' | 'ways' | 'coords'>
 type Tick = (phase: Phase, done: number, total: number) => Promise<void>
 
 /**
@@ -58,6 +58,29 @@ export async function writeStreets(map: Source, st: Statements, built: BuiltCoun
       st.street.run(rowId, name, cls, members.length, Math.round(length), round7(longest[mid]), round7(longest[mid + 1]),
         JSON.stringify({type: 'MultiLineString', coordinates: lines.map(toPositions)}))
       st.streetBox.run(rowId, b[0], b[2], b[1], b[3])
+      const names = mergedNames(members.map((i) => map.streetNames.get(list[i])))
+      if (names) st.names.run('street', rowId, names)
     }
   }
+}
+
+/** The names of a street's ways in one JSON object: per key, the value most of its ways give (the first on a tie). */
+function mergedNames(jsons: (string | undefined)[]): string | null {
+  const votes = new Map<string, Map<string, number>>()
+  for (const json of jsons) {
+    if (!json) continue
+    for (const [k, v] of Object.entries(JSON.parse(json) as Record<string, string>)) {
+      const m = votes.get(k) ?? new Map<string, number>()
+      m.set(v, (m.get(v) ?? 0) + 1)
+      votes.set(k, m)
+    }
+  }
+  if (!votes.size) return null
+  const out: Record<string, string> = {}
+  for (const [k, m] of votes) {
+    let best = '', n = 0
+    for (const [v, c] of m) if (c > n) [best, n] = [v, c]
+    out[k] = best
+  }
+  return JSON.stringify(out)
 }

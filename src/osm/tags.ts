@@ -233,4 +233,4 @@ export const PLACE_LABEL_MINZOOM: Record<string, number> = {
 /** Tags worth keeping on a place row (no metadata, no user names: those are never read from the file). */
 export const PLACE_TAG_KEYS = ['website', 'phone', 'opening_hours', 'cuisine', 'wheelchair', 'operator', 'wikidata', 'stars', 'iata', 'icao', 'level',
   // names in the API's languages (geocoding `lang`) and the other names a place goes by
-  'alt_name', 'name:ar', 'name:de', 'name:en', 'name:es', 'name:fr', 'name:ja', 'name:ko', 'name:pt', 'name:ru', 'name:zh'] as const
+  'alt_name', 'old_name', 'official_name', 'short_name', 'loc_name', 'name:ar', 'name:de', 'name:en', 'name:es', 'name:fr', 'name:ja', 'name:ko', 'name:pt', 'name:ru', 'name:zh'] as const

@@ -82,6 +82,72 @@ describe('forward geocode', () => {
   })
 })
 
+describe('other names and lang', () => {
+  const top = async (path: string) => {
+    const {status, body} = await get(path)
+    expect(status, path).toBe(200)
+    const [first] = body.addresses
+    delete first.timeZone
+    return first
+  }
+  const MONACO_MC = {country: 'Monaco', countryCode: 'MC', countryFlag: '🇲🇨'}
+
+  it('finds an address by its street\'s old name (forward and autocomplete) and answers the street\'s name', async () => {
+    const frolla = {
+      latitude: 43.7463603, longitude: 7.4289965, geometry: {type: 'Point', coordinates: [7.4289965, 43.7463603]}, confidence: 'exact', layer: 'address',
+      formattedAddress: '16 Rue Révérend Père Louis Frolla, Monaco, Monaco', ...MONACO_MC, city: 'Monaco', number: '16', neighborhood: 'La Rousse',
+      street: 'Rue Révérend Père Louis Frolla', addressLabel: '16 Rue Révérend Père Louis Frolla',
+    }
+    expect(await top(`/v1/geocode/forward?query=${q('16 Rue des Orchidées, Monaco')}`)).toEqual(frolla)
+    expect(await top(`/v1/search/autocomplete?query=${q('16 rue des orch')}`)).toEqual(frolla)
+    // the import kept the street's other names, its 6 ways merged (per tag the value most of them give)
+    const names = server.system.map.db('monaco')!.prepare("SELECT n.names FROM names n JOIN streets s ON s.id = n.ref WHERE n.kind = 'street' AND s.name = ?").pluck()
+    expect(JSON.parse(names.get('Rue Révérend Père Louis Frolla') as string)).toEqual({alt_name: 'rue R. P. Louis Frolla', old_name: 'Rue des Orchidées'})
+  })
+
+  it('finds a street by its name:<lang> and answers that name only when lang asks for it', async () => {
+    const street = {
+      latitude: 43.7330447, longitude: 7.4224645, geometry: {type: 'Point', coordinates: [7.4224645, 43.7330447]}, confidence: 'fallback', layer: 'street',
+      ...MONACO_MC, city: 'Monaco', neighborhood: 'La Condamine',
+    }
+    expect(await top(`/v1/geocode/forward?query=${q('Pit Lane')}`)).toEqual({...street, formattedAddress: 'Voie des stands, Monaco, Monaco', street: 'Voie des stands', addressLabel: 'Voie des stands'})
+    expect(await top(`/v1/geocode/forward?query=${q('Voie des stands')}&lang=en`)).toEqual({...street, formattedAddress: 'Pit Lane, Monaco, Monaco', street: 'Pit Lane', addressLabel: 'Pit Lane'})
+  })
+
+  it('finds an address by its town\'s other-language name and a town by its local name', async () => {
+    const found = await top(`/v1/geocode/forward?query=${q('Egertastrasse 31, Вадуц')}`)
+    expect({number: found.number, street: found.street, city: found.city, formattedAddress: found.formattedAddress}).toEqual({
+      number: '31', street: 'Egertastrasse', city: 'Vaduz', formattedAddress: 'Egertastrasse 31, 9490 Vaduz, Liechtenstein',
+    })
+    // Schaan's place node: loc_name=Schaa
+    expect(await top(`/v1/geocode/forward?query=Schaa&layers=locality`)).toMatchObject({layer: 'locality', city: 'Schaan', formattedAddress: 'Schaan, Liechtenstein'})
+    expect(await top(`/v1/geocode/forward?query=${q('le Rocher')}&layers=locality`)).toMatchObject({layer: 'neighborhood', neighborhood: 'Monaco-Ville'})
+  })
+
+  it('answers every name in lang where the data has one, the local name where not (golden)', async () => {
+    expect(await top(`/v1/geocode/forward?query=${q('Egertastrasse 31, Vaduz')}&lang=ru`)).toEqual({
+      latitude: 47.1430016, longitude: 9.5192385, geometry: {type: 'Point', coordinates: [9.5192385, 47.1430016]}, confidence: 'exact', layer: 'address',
+      // Vaduz has name:ru, the Oberland and the street none
+      formattedAddress: 'Egertastrasse 31, 9490 Вадуц, Лихтенштейн', country: 'Лихтенштейн', countryCode: 'LI', countryFlag: '🇱🇮', county: 'Oberland',
+      city: 'Вадуц', number: '31', postalCode: '9490', street: 'Egertastrasse', addressLabel: 'Egertastrasse 31',
+    })
+    expect(await top(`/v1/geocode/reverse?coordinates=43.7369671,7.4179608&lang=ru`)).toEqual({
+      latitude: 43.7369671, longitude: 7.4179608, geometry: {type: 'Point', coordinates: [7.4179608, 43.7369671]}, confidence: 'exact', layer: 'address',
+      formattedAddress: '6 Boulevard de Belgique, 98000 Монако, Монако', country: 'Монако', countryCode: 'MC', countryFlag: '🇲🇨', city: 'Монако', number: '6',
+      neighborhood: 'Les Monegetti', postalCode: '98000', street: 'Boulevard de Belgique', addressLabel: '6 Boulevard de Belgique', distance: 0,
+    })
+    expect(await top(`/v1/search/autocomplete?query=${q('Ambassade de Fr')}&layers=place&lang=de`)).toEqual({
+      latitude: 43.7493245, longitude: 7.4341222, geometry: {type: 'Point', coordinates: [7.4341222, 43.7493245]}, confidence: 'exact', layer: 'place',
+      formattedAddress: 'Botschaft Frankreichs, 1 Rue du Ténao, 98000 Monaco, Monaco', ...MONACO_MC, city: 'Monaco', number: '1', neighborhood: 'La Rousse',
+      postalCode: '98000', street: 'Rue du Ténao', addressLabel: '1 Rue du Ténao', placeLabel: 'Botschaft Frankreichs', placeCategory: 'office',
+    })
+    // no region here: the country from shipped shapes, named in lang
+    expect(await top(`/v1/geocode/reverse?coordinates=48.8566,2.3522&lang=de`)).toMatchObject({layer: 'country', countryCode: 'FR', country: 'Frankreich', formattedAddress: 'Frankreich'})
+    const zh = await top(`/v1/geocode/forward?query=${q('Fürstentum Liechtenstein')}&layers=country&lang=zh`)
+    expect({layer: zh.layer, country: zh.country, formattedAddress: zh.formattedAddress}).toEqual({layer: 'country', country: '列支敦士登', formattedAddress: '列支敦士登'})
+  })
+})
+
 describe('states from level-4 areas', () => {
   it('carry the area\'s ISO 3166-2 code as stateCode (Gozo, MT-45), forward and reverse', async () => {
     const [top] = (await get(`/v1/geocode/forward?query=${q('33 Triq il-Wileg')}`)).body.addresses
@@ -234,6 +300,8 @@ describe('bad parameters', () => {
     ['/v1/search/autocomplete?query=a&near=x', 'near'],
     ['/v1/search/autocomplete?query=a&countryCode=1', 'countryCode'],
     ['/v1/search/autocomplete', 'query'],
+    ['/v1/search/autocomplete?query=a&lang=it', 'lang'],
+    ['/v1/geocode/reverse?coordinates=1,2&lang=EN', 'lang'],
   ]
   it.each(cases)('%s → 400 naming %s', async (path, param) => {
     expectInvalidParameter(await get(path), param)
@@ -245,8 +313,8 @@ describe('bad parameters', () => {
     const junk = ['', ' ', '%00', '-1', '1e309', 'NaN', ',', ',,', 'null', '[]', '{}', 'ä😀', '999999999', '0,0', '-90,-180', '90,180,1', 'a'.repeat(300), '%E0%A4%A']
     const routes: [string, string[]][] = [
       ['/v1/geocode/forward', ['query', 'layers', 'country', 'lang']],
-      ['/v1/geocode/reverse', ['coordinates', 'layers']],
-      ['/v1/search/autocomplete', ['query', 'near', 'layers', 'limit', 'countryCode']],
+      ['/v1/geocode/reverse', ['coordinates', 'layers', 'lang']],
+      ['/v1/search/autocomplete', ['query', 'near', 'layers', 'limit', 'countryCode', 'lang']],
       ['/v1/search/places', ['near', 'chains', 'categories', 'iataCode', 'radius', 'limit']],
     ]
     for (let i = 0; i < 120; i++) {
