@@ -238,28 +238,20 @@ try {
   const load = execSync('uptime').toString().trim().replace(/.*load average: /, '')
   const mapsStage = big.stages.find((s) => s.name === 'maps')
   const row = (name, ms, limit) => ({name, value: ms, unit: 'ms', target: `≤ ${limit} ms`, ok: ms <= limit})
+  // one image size: first image in a fresh process, a new area, warm
+  const size = (title, first, cold, warm, limit) => [
+    {name: title, value: ''},
+    row('  first image, fresh process', first.ms, limit),
+    {name: '    its CPU time', value: first.cpu, unit: 'ms'},
+    row('  new area (no tile drawn) p50', cold.p50, limit),
+    {name: '    its CPU time p50', value: cold.cpu, unit: 'ms'},
+    row('  warm p50', warm.p50, limit),
+    {name: '  warm p99 / PNG size', value: `${warm.p99.toFixed(1)} / ${Math.round(warm.bytes / 1024)}`, unit: 'ms/KiB'},
+  ]
   report(`bench/static-map — GET /maps/static over HTTP, sequential (load average ${load})`, [
-    {name: '600×400 z15, 10 markers, 200-pt path', value: ''},
-    row('  first image, fresh process', first1.ms, 50),
-    {name: '    its CPU time', value: first1.cpu, unit: 'ms'},
-    row('  new area (no tile drawn) p50', coldS1.p50, 50),
-    {name: '    its CPU time p50', value: coldS1.cpu, unit: 'ms'},
-    row('  warm p50', s1.p50, 50),
-    {name: '  warm p99 / PNG size', value: `${s1.p99.toFixed(1)} / ${Math.round(s1.bytes / 1024)}`, unit: 'ms/KiB'},
-    {name: 'same at scale 2', value: ''},
-    row('  first image, fresh process', first2.ms, 150),
-    {name: '    its CPU time', value: first2.cpu, unit: 'ms'},
-    row('  new area (no tile drawn) p50', coldS2.p50, 150),
-    {name: '    its CPU time p50', value: coldS2.cpu, unit: 'ms'},
-    row('  warm p50', s2.p50, 150),
-    {name: '  warm p99 / PNG size', value: `${s2.p99.toFixed(1)} / ${Math.round(s2.bytes / 1024)}`, unit: 'ms/KiB'},
-    {name: `2048×2048 z12, bench file's largest region`, value: ''},
-    row('  first image, fresh process', firstBig.ms, 1000),
-    {name: '    its CPU time', value: firstBig.cpu, unit: 'ms'},
-    row('  new area (no tile drawn) p50', coldBig.p50, 1000),
-    {name: '    its CPU time p50', value: coldBig.cpu, unit: 'ms'},
-    row('  warm p50', large.p50, 1000),
-    {name: '  warm p99 / PNG size', value: `${large.p99.toFixed(1)} / ${Math.round(large.bytes / 1024)}`, unit: 'ms/KiB'},
+    ...size('600×400 z15, 10 markers, 200-pt path', first1, coldS1, s1, 50),
+    ...size('same at scale 2', first2, coldS2, s2, 150),
+    ...size(`2048×2048 z12, bench file's largest region`, firstBig, coldBig, large, 1000),
     {name: `  at ${cell.lat.toFixed(3)},${cell.lon.toFixed(3)} (${cell.n} road nodes)`, value: ''},
     {name: 'first images per run (600×400, ×2, 2048²)', value: `${first1.all} | ${first2.all} | ${firstBig.all}`, unit: 'ms'},
     {name: 'fresh process: start until serving', value: first1.ready, unit: 'ms'},

@@ -147,6 +147,23 @@ export function readBlob(file: string, expect: {kind?: string; version?: number}
   }
 }
 
+/**
+ * A blob's string table read on demand: string i is the UTF-8 of `bytes[offsets[i] .. offsets[i + 1])`,
+ * decoded on first use and kept (a view draws or a route names a few of many thousands).
+ */
+export class StringTable {
+  private readonly decoded: (string | undefined)[]
+  private readonly decoder = new TextDecoder()
+
+  constructor(private readonly bytes: Uint8Array, private readonly offsets: Uint32Array) {
+    this.decoded = new Array(Math.max(0, offsets.length - 1))
+  }
+
+  at(i: number): string {
+    return (this.decoded[i] ??= this.decoder.decode(this.bytes.subarray(this.offsets[i], this.offsets[i + 1])))
+  }
+}
+
 function readAll(file: string): Uint8Array {
   const fd = openSync(file, 'r')
   try {

@@ -1,6 +1,6 @@
 import Flatbush from 'flatbush'
 import type Database from 'better-sqlite3'
-import {readBlob} from '../map/blob.js'
+import {readBlob, StringTable} from '../map/blob.js'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {MAPS_BLOB, MAPS_BLOB_VERSION, TEXT_COLUMNS, Text, packTables} from './pack.js'
 import type {Box} from './sea.js'
@@ -46,10 +46,7 @@ export class DrawingData implements Engine {
   private readonly counts: Uint32Array
   private readonly first: Uint32Array
   private readonly coords: Int32Array
-  private readonly strings: Uint8Array
-  private readonly stringEnds: Uint32Array
-  private readonly decoded: (string | undefined)[] = []
-  private readonly decoder = new TextDecoder()
+  private readonly strings: StringTable
 
   constructor(s: Source) {
     this.bands = s.array('bands', Uint32Array)
@@ -66,8 +63,7 @@ export class DrawingData implements Engine {
     this.counts = s.array('counts', Uint32Array)
     this.first = s.array('first', Uint32Array)
     this.coords = s.array('coords', Int32Array)
-    this.strings = s.bytes('strings')
-    this.stringEnds = s.array('stringEnds', Uint32Array)
+    this.strings = new StringTable(s.bytes('strings'), s.array('stringEnds', Uint32Array))
     const areas = s.array('areas', Float64Array)
     for (let i = 0; i + 3 < areas.length; i += 4) this.areas.push([areas[i], areas[i + 1], areas[i + 2], areas[i + 3]])
     this.mask = s.bytes('hasMask')[0] ? s.array('mask', Int32Array) : null
@@ -114,11 +110,9 @@ export class DrawingData implements Engine {
     return out
   }
 
+  // id 0 is no string; string id ends at stringEnds[id], so it is the table's id - 1
   private string(id: number): string | null {
-    if (id === 0) return null
-    let s = this.decoded[id]
-    if (s === undefined) this.decoded[id] = s = this.decoder.decode(this.strings.subarray(this.stringEnds[id - 1], this.stringEnds[id]))
-    return s
+    return id === 0 ? null : this.strings.at(id - 1)
   }
 }
 

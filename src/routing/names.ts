@@ -1,4 +1,4 @@
-import type {MapBlob} from '../map/blob.js'
+import {type MapBlob, StringTable} from '../map/blob.js'
 
 export interface RoadInfo {name: string | null; ref: string | null; highway: string | null; maxspeed: number | null}
 
@@ -8,11 +8,7 @@ export class EdgeNames {
   private readonly ref: Uint32Array
   private readonly highway: Uint32Array
   private readonly maxspeed: Uint16Array
-  private readonly off: Uint32Array
-  private readonly bytes: Uint8Array
-  /** decoded strings, filled on first use */
-  private readonly strings: (string | undefined)[]
-  private readonly decoder = new TextDecoder()
+  private readonly strings: StringTable
 
   /** Null for blobs written before the name sections existed. */
   static from(b: MapBlob): EdgeNames | null {
@@ -24,14 +20,12 @@ export class EdgeNames {
     this.ref = b.array('edgeRef', Uint32Array)
     this.highway = b.array('edgeHighway', Uint32Array)
     this.maxspeed = b.array('edgeMaxspeed', Uint16Array)
-    this.off = b.array('strOff', Uint32Array)
-    this.bytes = b.section('strBytes')
-    this.strings = new Array(this.off.length - 1)
+    this.strings = new StringTable(b.section('strBytes'), b.array('strOff', Uint32Array))
   }
 
+  // string 0 is the empty string: no name
   private string(i: number): string | null {
-    if (i === 0) return null
-    return (this.strings[i] ??= this.decoder.decode(this.bytes.subarray(this.off[i], this.off[i + 1])))
+    return i === 0 ? null : this.strings.at(i)
   }
 
   get(edge: number): RoadInfo {

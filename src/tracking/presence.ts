@@ -147,6 +147,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   // the rows' geofences, by identity (a Map of their ids hashed and compared strings)
   const present = new Set<Fence>()
   const minConfidence = settings['geofences.minConfidence']
+  const bufferExits = settings['geofences.bufferExits']
   const atIso = fix.at.toISOString()
   const atMs = fix.at.getTime()
   const exits: GeofenceTransition[] = []
@@ -165,7 +166,6 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     }
     // without buffer exits a centre still inside decides alone: the disc's share (256 samples of a
     // grown polygon, ~10 µs) is only worked out for the few fixes that may exit
-    const bufferExits = settings['geofences.bufferExits']
     const centreOut = bufferExits || shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
     const confidence = centreOut ? confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)) : 0
     const exit = bufferExits ? confidence === 3 : centreOut && confidence >= minConfidence
