@@ -42,8 +42,11 @@ export interface UserTable {
   ip: string | null
   /** Derived context from the last track (geofences, place, regions, beacons, fraud) as JSON. */
   context: string | null
-  /** Who last moved the user's presence (migration 011; tracking/presence.ts). */
-  presence_stamp: number | null
+  /**
+   * The geofences the user is inside, as JSON `[[geofenceId, enteredAt, dwelled (0/1), confidence
+   * (1-3)], ...]` (migration 012; tracking/presence.ts); null when none was ever entered.
+   */
+  presence: string | null
   created_at: string
   updated_at: string
 }
@@ -152,14 +155,10 @@ export interface EventTable {
   actual_created_at: string
 }
 
+/** Which users are inside a geofence: `users.presence` indexed the other way round. */
 export interface PresenceTable {
-  user_ref: string
   geofence_id: string
-  live: number
-  entered_at: string
-  dwelled: number
-  /** Confidence (1-3) of the entry. */
-  confidence: Generated<number>
+  user_ref: string
 }
 
 export interface UsageTable {

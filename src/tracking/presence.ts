@@ -1,4 +1,3 @@
-import {randomInt} from 'node:crypto'
 import {CompiledQuery} from 'kysely'
 import {confidenceOf} from '../geofences/confidence.js'
 import {type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
@@ -37,65 +36,48 @@ export interface GeofenceTransition {
   duration?: number
 }
 
-/** The user row's presence stamp as read (`stamp`) and as this track writes it (`next`). */
-export interface PresenceStamp {
-  stamp: number | null
-  next: number
-  newUser: boolean
-}
-
 export interface Moved {
   transitions: GeofenceTransition[]
   inside: Fence[]
-  commit(): void
-}
-
-const PRESENCE_OF = 'SELECT geofence_id, entered_at, dwelled, confidence FROM geofence_presence WHERE user_ref = ?'
-// written as SQL once: a fix at a busy spot writes dozens of presence rows
-const ENTERED = 'INSERT INTO geofence_presence (user_ref, geofence_id, live, entered_at, dwelled, confidence) VALUES (?, ?, ?, ?, 0, ?)'
-const LEFT = 'DELETE FROM geofence_presence WHERE user_ref = ? AND geofence_id = ?'
-const DWELLED = 'UPDATE geofence_presence SET dwelled = 1 WHERE user_ref = ? AND geofence_id = ?'
-
-interface PresenceRow {
-  geofence_id: string
-  entered_at: string
-  dwelled: number
-  confidence: number
+  /** The user's presence as `users.presence` stores it after this fix. */
+  presence: string | null
 }
 
 /**
- * A user's presence rows as committed, with each row's geofence as the engine held it at
- * `generation` (undefined: gone from the engine): while the engine is unchanged, the rows need no
- * lookup among its geofences (~1 µs each at 100k, a cache miss or two).
+ * One geofence the user is inside: [geofenceId, enteredAt, dwelled (0/1), confidence of the
+ * entry]; `users.presence` is the JSON array of them.
  */
-interface Committed {
-  stamp: number
+type PresenceRow = [id: string, enteredAt: string, dwelled: number, confidence: number]
+
+// written as SQL once: a fix at a busy spot enters dozens of geofences
+const ENTERED = 'INSERT INTO geofence_presence (geofence_id, user_ref) VALUES (?, ?)'
+const LEFT = 'DELETE FROM geofence_presence WHERE geofence_id = ? AND user_ref = ?'
+
+/**
+ * A user's presence as last parsed, with each row's geofence as the engine held it at `generation`
+ * (undefined: gone from the engine). The text is its own key: when the user row still holds it,
+ * the rows need no parse and, while the engine is unchanged, no lookup among its geofences (~1 µs
+ * each at 100k, a cache miss or two). Whoever wrote the row, the same text means the same rows.
+ */
+interface Parsed {
+  text: string
   rows: readonly PresenceRow[]
   fences: ReadonlyArray<Fence | undefined>
   generation: number
 }
 
-/** How many users' presence a process keeps (LRU); a user past it is read from the store again. */
+/** How many users' presence a process keeps (LRU); a user past it is parsed again. */
 const CACHE_USERS = 100_000
 
-/**
- * Each user's presence rows as this process last committed them, under the stamp committed with
- * them on the user row. A track reads the user row anyway: when its stamp is the cached one, no
- * process has moved this presence since and the rows need no read (one statement of ~9 rows a
- * track at 100k geofences). Any other writer — another process, a rolled-back track — leaves a
- * different stamp, and the rows are read as before. Rows of geofences deleted since are still
- * listed here; the engine no longer knows them, so they end without an event, as read rows of a
- * disabled geofence do.
- */
 class PresenceCache {
-  private byUser = new Map<string, Committed>()
+  private byUser = new Map<string, Parsed>()
 
-  get(user: string, stamp: number | null): Committed | undefined {
+  get(user: string, text: string): Parsed | undefined {
     const entry = this.byUser.get(user)
-    return entry && entry.stamp === stamp ? entry : undefined
+    return entry && entry.text === text ? entry : undefined
   }
 
-  set(user: string, entry: Committed): void {
+  set(user: string, entry: Parsed): void {
     this.byUser.delete(user)
     this.byUser.set(user, entry)
     if (this.byUser.size > CACHE_USERS) this.byUser.delete(this.byUser.keys().next().value!)
@@ -104,16 +86,6 @@ class PresenceCache {
 
 const caches = new WeakMap<Store, PresenceCache>()
 const cacheOf = (store: Store) => caches.get(store) ?? caches.set(store, new PresenceCache()).get(store)!
-
-// a random tag per process, then a counter: no two processes (or lives of one) write the same stamp
-const PROCESS_TAG = randomInt(2 ** 31)
-let stamps = 0
-
-/** The stamp a track writes on the user row with the presence it commits. */
-export function nextPresenceStamp(): number {
-  stamps = (stamps + 1) % 2 ** 21
-  return PROCESS_TAG * 2 ** 21 + stamps
-}
 
 const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0)
 const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.fence)
@@ -129,21 +101,22 @@ function admits(fence: Fence, fix: Fix): boolean {
 const operating = (fence: Fence, at: Date) => (fence.hours ? isOperating(fence.hours, at) : true)
 
 /**
- * Moves one user's geofence presence for a fix, inside the caller's write: reads the presence rows
- * (so whichever process or worker handles the next fix sees this one's outcome), decides exits,
- * entries and dwells (DECISIONS; docs/api/tracking.md), writes the new presence. Returns the
- * transitions in order (exits, entries, dwells; each sorted by tag, externalId, id) and the
- * geofences the user is now inside, and `commit` to write the new presence once the user row is
- * written. `generate: false` (fraud block) changes nothing.
+ * Moves one user's geofence presence for a fix, inside the caller's write: from the presence the
+ * user row holds (`stored`, read in this write, so whichever process or worker handles the next
+ * fix sees this one's outcome), decides exits, entries and dwells (DECISIONS;
+ * docs/api/tracking.md) and writes who is inside which geofence. Returns the transitions in order
+ * (exits, entries, dwells; each sorted by tag, externalId, id), the geofences the user is now
+ * inside, and the presence for the user row. `generate: false` (fraud block) changes nothing.
  */
-export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate: boolean, stamp: PresenceStamp): Moved {
+export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate: boolean, stored: string | null): Moved {
   const {store} = tx
   const engine = geofenceEngine(store)
   const cache = cacheOf(store)
-  const cached = stamp.newUser ? undefined : cache.get(userRef, stamp.stamp)
-  const rows = stamp.newUser ? [] : (cached?.rows ?? tx.all<PresenceRow>(CompiledQuery.raw(PRESENCE_OF, [userRef])))
+  const cached = stored === null ? undefined : cache.get(userRef, stored)
+  const rows: readonly PresenceRow[] = cached?.rows ?? (stored === null ? [] : JSON.parse(stored))
   const generation = engine.generation()
-  const fences = cached?.generation === generation ? cached.fences : rows.map((r) => engine.get(live, r.geofence_id))
+  const fences = cached?.generation === generation ? cached.fences : rows.map((r) => engine.get(live, r[0]))
+  if (stored !== null && cached?.fences !== fences) cache.set(userRef, {text: stored, rows, fences, generation})
   // the rows' geofences, by identity (a Map of their ids hashed and compared strings)
   const present = new Set<Fence>()
   const minConfidence = settings['geofences.minConfidence']
@@ -161,7 +134,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (fence) present.add(fence)
     // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
     if (!fence || atMs >= fence.disableAfter) {
-      gone.push(row.geofence_id)
+      gone.push(row[0])
       continue
     }
     // without buffer exits a centre still inside decides alone: the disc's share (256 samples of a
@@ -170,16 +143,16 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     const confidence = centreOut ? confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)) : 0
     const exit = bufferExits ? confidence === 3 : centreOut && confidence >= minConfidence
     if (exit) {
-      gone.push(row.geofence_id)
-      const duration = Math.round((atMs - Date.parse(row.entered_at)) / 600) / 100
+      gone.push(row[0])
+      const duration = Math.round((atMs - Date.parse(row[1])) / 600) / 100
       exits.push({type: 'user.exited_geofence', fence, confidence, duration: Math.max(0, duration)})
       continue
     }
     inside.push(fence)
     const threshold = fence.dwellThreshold
-    if (settings['events.dwell'] && threshold !== null && row.dwelled === 0 && atMs - Date.parse(row.entered_at) >= threshold * 60_000
+    if (settings['events.dwell'] && threshold !== null && row[2] === 0 && atMs - Date.parse(row[1]) >= threshold * 60_000
       && (!settings['geofences.operatingHoursOnly'] || operating(fence, fix.at))) {
-      dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row.confidence})
+      dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row[3]})
     }
   }
 
@@ -200,35 +173,33 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     }
   }
 
-  const dwelled = dwells.map((d) => d.fence.id)
-  const commit = () => {
-    if (!generate) {
-      tx.afterCommit(() => cache.set(userRef, {stamp: stamp.next, rows, fences, generation}))
-      return
-    }
-    for (const id of dwelled) tx.run(CompiledQuery.raw(DWELLED, [userRef, id]))
-    for (const id of gone) tx.run(CompiledQuery.raw(LEFT, [userRef, id]))
-    for (const {fence, confidence} of entries) tx.run(CompiledQuery.raw(ENTERED, [userRef, fence.id, live ? 1 : 0, atIso, confidence]))
+  if (!generate) {
+    const kept = fences.filter((f): f is Fence => f !== undefined).sort(bySortKey)
+    return {transitions: [], inside: kept, presence: stored}
+  }
+  inside.sort(bySortKey)
+  let presence = stored
+  if (gone.length || entries.length || dwells.length) {
+    for (const id of gone) tx.run(CompiledQuery.raw(LEFT, [id, userRef]))
+    for (const {fence} of entries) tx.run(CompiledQuery.raw(ENTERED, [fence.id, userRef]))
     const left = new Set(gone)
+    const dwelled = new Set(dwells.map((d) => d.fence))
     const now: PresenceRow[] = []
     const nowFences: Fence[] = []
     rows.forEach((r, i) => {
-      if (left.has(r.geofence_id)) return
-      now.push(dwelled.includes(r.geofence_id) ? {...r, dwelled: 1} : r)
-      nowFences.push(fences[i]!)
+      if (left.has(r[0])) return
+      const fence = fences[i]!
+      now.push(dwelled.has(fence) ? [r[0], r[1], 1, r[3]] : r)
+      nowFences.push(fence)
     })
     for (const {fence, confidence} of entries) {
-      now.push({geofence_id: fence.id, entered_at: atIso, dwelled: 0, confidence})
+      now.push([fence.id, atIso, 0, confidence])
       nowFences.push(fence)
     }
-    tx.afterCommit(() => cache.set(userRef, {stamp: stamp.next, rows: now, fences: nowFences, generation}))
+    presence = now.length ? JSON.stringify(now) : null
+    if (presence !== null) cache.set(userRef, {text: presence, rows: now, fences: nowFences, generation})
   }
-  if (!generate) {
-    const kept = fences.filter((f): f is Fence => f !== undefined).sort(bySortKey)
-    return {transitions: [], inside: kept, commit}
-  }
-  inside.sort(bySortKey)
-  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside, commit}
+  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside, presence}
 }
 
 /** `currentlyOperating` for geofence events: present only when the geofence has operating hours. */

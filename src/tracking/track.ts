@@ -16,7 +16,7 @@ import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
 import {type ChainVisits, passesFilters, type PlaceHit, placesAt, withVisit} from './places.js'
 import type {TrackInput} from './input.js'
-import {type Fix, movePresence, nextPresenceStamp, operatingField} from './presence.js'
+import {type Fix, movePresence, operatingField} from './presence.js'
 import {type EtaSource, moveTrip} from './trips.js'
 
 /** What a track needs of the running system. */
@@ -52,14 +52,14 @@ const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users INDEXED BY users_live_d
 
 // the user row's SQL written once (the query builder compiled 20 columns on every track)
 const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id', 'description', 'metadata', 'lng', 'lat', 'location_accuracy', 'foreground',
-  'stopped', 'device_type', 'device_os', 'device_make', 'device_model', 'ip', 'context', 'presence_stamp', 'created_at', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
+  'stopped', 'device_type', 'device_os', 'device_make', 'device_model', 'ip', 'context', 'presence', 'created_at', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
 // every column of UserRow is written: a column added to the table and not here fails to compile
 const everyUserColumn: [Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]>] extends [never] ? true : never = true
 void everyUserColumn
 const USER_CHANGES = USER_COLUMNS.filter((c) => c !== 'id' && c !== 'live' && c !== 'created_at')
 // what every fix changes; SQLite rewrites each index holding a column that is SET, changed or not,
 // so a fix that leaves the ids and device alone does not SET them (2 pages a track fewer)
-const FIX_CHANGES = ['lng', 'lat', 'location_accuracy', 'foreground', 'stopped', 'ip', 'context', 'presence_stamp', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
+const FIX_CHANGES = ['lng', 'lat', 'location_accuracy', 'foreground', 'stopped', 'ip', 'context', 'presence', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
 const IDENTITY = USER_CHANGES.filter((c) => !(FIX_CHANGES as readonly string[]).includes(c))
 const INSERT_USER = `INSERT INTO users (${USER_COLUMNS.join(', ')}) VALUES (${USER_COLUMNS.map(() => '?').join(', ')})`
 const UPDATE_USER = `UPDATE users SET ${USER_CHANGES.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`
@@ -114,12 +114,13 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     device_model: input.deviceModel ?? before?.device_model ?? null,
     ip,
     context: null,
-    presence_stamp: nextPresenceStamp(),
+    presence: null,
     created_at: before?.created_at ?? atIso,
     updated_at: atIso,
   }
   const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
-  const {transitions, inside, commit} = movePresence(tx, live, row.id, fix, settings, generate, {stamp: before?.presence_stamp ?? null, next: row.presence_stamp!, newUser: !before})
+  const {transitions, inside, presence} = movePresence(tx, live, row.id, fix, settings, generate, before?.presence ?? null)
+  row.presence = presence
 
   // stored: the geofences' ids (users/json.ts renders them); answered: their summaries
   const next: Record<string, unknown> = {geofences: inside.map((f) => f.id), segments: [], topChains: context.topChains ?? []}
@@ -178,7 +179,6 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   if (before && IDENTITY.every((c) => row[c] === before[c])) tx.run(CompiledQuery.raw(UPDATE_FIX, [...FIX_CHANGES.map((c) => row[c]), row.id]))
   else if (before) tx.run(CompiledQuery.raw(UPDATE_USER, [...USER_CHANGES.map((c) => row[c]), row.id]))
   else tx.run(CompiledQuery.raw(INSERT_USER, USER_COLUMNS.map((c) => row[c])))
-  commit()
 
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
   const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}

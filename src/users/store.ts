@@ -1,4 +1,4 @@
-import type {Insertable} from 'kysely'
+import {CompiledQuery, type Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
@@ -34,7 +34,7 @@ export function insertUser(store: Store, live: boolean, fields: NewUser = {}): U
     device_model: null,
     ip: null,
     context: null,
-    presence_stamp: null,
+    presence: null,
     created_at: now,
     updated_at: now,
     ...fields,
@@ -68,10 +68,17 @@ export function listUsers(store: Store, live: boolean, page: PageQuery): Page<Us
   return fetchPage(query, page, 'updated_at')
 }
 
+// `geofence_presence` is keyed by geofence: the user's rows are found from the geofences its row lists
+const FORGET_PRESENCE = `DELETE FROM geofence_presence WHERE user_ref = ? AND geofence_id IN
+  (SELECT value ->> 0 FROM json_each((SELECT presence FROM users WHERE id = ?)))`
+
 /** Deletes the user the reference names (presence goes with it); false when there is none. */
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  write(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
+  write(store, (tx) => {
+    tx.run(CompiledQuery.raw(FORGET_PRESENCE, [user.id, user.id]))
+    tx.run(store.db.deleteFrom('users').where('id', '=', user.id))
+  })
   return true
 }

@@ -136,6 +136,21 @@ describe('DELETE /v1/users/:id', () => {
     expect((await s.call('GET', `/v1/users/${u.id}`, {key: s.keys.testSk})).status).toBe(404)
   })
 
+  it('takes the user out of the geofences it was inside, and only that user', async () => {
+    const fence = {description: 'Depot', type: 'circle', coordinates: [7.4, 43.7], radius: 200}
+    expect((await s.call('PUT', '/v1/geofences/delete-test/depot', {key: s.keys.testSk, body: fence})).status).toBe(200)
+    const at = {latitude: 43.7, longitude: 7.4, accuracy: 5, foreground: true}
+    for (const deviceId of ['leaving', 'staying']) {
+      const tracked = await s.call('POST', '/v1/track', {key: s.keys.testPk, body: {deviceId, ...at}})
+      expect(tracked.body.events.map((e: {type: string}) => e.type)).toEqual(['user.entered_geofence'])
+    }
+    const inside = async () => (await s.call('GET', '/v1/geofences/delete-test/depot/users', {key: s.keys.testSk})).body.users.map((u: {deviceId: string}) => u.deviceId).sort()
+    expect(await inside()).toEqual(['leaving', 'staying'])
+    expect((await s.call('DELETE', '/v1/users/leaving', {key: s.keys.testSk})).status).toBe(200)
+    expect(await inside()).toEqual(['staying'])
+    expect(s.store.sqlite.prepare('SELECT count(*) FROM geofence_presence').pluck().get()).toBe(1)
+  })
+
   it('answers 404 and deletes nothing for unknown or other-environment users', async () => {
     const before = await snapshot(s, 'users')
     expect((await s.call('DELETE', '/v1/users/nobody', {key: s.keys.testSk})).status).toBe(404)

@@ -208,7 +208,7 @@ describe('GET /v1/geofences/:tag/:externalId/users', () => {
       user('u00000000000000000000002', '2026-01-01T00:00:02.000Z'),
       user('u00000000000000000000003', '2026-01-01T00:00:03.000Z'),
     ])))
-    const presence = (user_ref: string, geofence_id: string) => ({user_ref, geofence_id, live: 0, entered_at: '2026-01-01T00:00:00.000Z', dwelled: 0})
+    const presence = (user_ref: string, geofence_id: string) => ({user_ref, geofence_id})
     write(s.store, (tx) => tx.run(s.store.db.insertInto('geofence_presence').values([
       presence('u00000000000000000000001', g._id), presence('u00000000000000000000002', g._id), presence('u00000000000000000000003', other._id),
     ])))

@@ -30,7 +30,7 @@ describe('geofence expiry job', () => {
       lng: 7.42, lat: 43.73, location_accuracy: 5, foreground: 1, stopped: 1, device_type: 'Web', device_os: null, device_make: null,
       device_model: null, ip: null, context: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
     })))
-    write(s.store, (tx) => tx.run(s.store.db.insertInto('geofence_presence').values({user_ref: 'u00000000000000000000001', geofence_id: remove._id, live: 1, entered_at: '2026-01-01T00:00:00.000Z', dwelled: 0})))
+    write(s.store, (tx) => tx.run(s.store.db.insertInto('geofence_presence').values({user_ref: 'u00000000000000000000001', geofence_id: remove._id})))
 
     expect(await geofenceExpiryJob.run(s.system, new Date('2030-01-01T11:59:59.999Z'))).toBeUndefined()
     expect((await s.call('GET', `/v1/geofences/${disable._id}`, {key: sk})).body.geofence.enabled).toBe(true)

@@ -58,4 +58,45 @@ describe('migrations', () => {
     expect((await migrate(store.sqlite)).results).toEqual([])
     await store.close()
   })
+
+  it('move presence rows of 011 into the user row and the geofence-to-user table (012), and back down', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const old = new Database(path.join(dir, 'loc.db'))
+    const db = new Kysely<unknown>({dialect: new SqliteDialect({database: old})})
+    const upTo011 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '011'))
+    expect((await new Migrator({db, provider: {getMigrations: async () => upTo011}}).migrateToLatest()).error).toBeUndefined()
+    const geofence = (id: string) => old.prepare(`INSERT INTO geofences (id, live, description, type, geometry, center_lng, center_lat, radius, enabled, min_lng, min_lat, max_lng, max_lat, created_at, updated_at)
+      VALUES (?, 0, 'g', 'circle', '{}', 7.42, 43.73, 100, 1, 7.41, 43.72, 7.43, 43.74, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run(id)
+    const user = (id: string) => old.prepare(`INSERT INTO users (id, live, device_id, created_at, updated_at) VALUES (?, 0, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run(id, `d-${id}`)
+    for (const id of ['g1', 'g2']) geofence(id)
+    for (const id of ['u1', 'u2', 'u3']) user(id)
+    const presence = old.prepare('INSERT INTO geofence_presence (user_ref, geofence_id, live, entered_at, dwelled, confidence) VALUES (?, ?, 0, ?, ?, ?)')
+    presence.run('u1', 'g1', '2026-01-01T00:00:01.000Z', 1, 3)
+    presence.run('u1', 'g2', '2026-01-01T00:00:02.000Z', 0, 2)
+    presence.run('u2', 'g2', '2026-01-01T00:00:03.000Z', 0, 1)
+    await db.destroy()
+
+    const store = await openStore(dir)
+    const presenceOf = (id: string) => JSON.parse(store.sqlite.prepare('SELECT presence FROM users WHERE id = ?').pluck().get(id) as string ?? 'null')
+    expect(presenceOf('u1').sort()).toEqual([['g1', '2026-01-01T00:00:01.000Z', 1, 3], ['g2', '2026-01-01T00:00:02.000Z', 0, 2]])
+    expect(presenceOf('u2')).toEqual([['g2', '2026-01-01T00:00:03.000Z', 0, 1]])
+    expect(presenceOf('u3')).toBeNull()
+    expect(store.sqlite.prepare('SELECT geofence_id, user_ref FROM geofence_presence ORDER BY 1, 2').all())
+      .toEqual([{geofence_id: 'g1', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u2'}])
+    const columns = store.sqlite.prepare(`SELECT name FROM pragma_table_info('users')`).pluck().all()
+    expect(columns).toContain('presence')
+    expect(columns).not.toContain('presence_stamp')
+
+    await store.close()
+    const raw = new Database(path.join(dir, 'loc.db'))
+    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
+    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('011_presence_stamp')).error).toBeUndefined()
+    expect(raw.prepare('SELECT user_ref, geofence_id, entered_at, dwelled, confidence FROM geofence_presence ORDER BY 1, 2').all()).toEqual([
+      {user_ref: 'u1', geofence_id: 'g1', entered_at: '2026-01-01T00:00:01.000Z', dwelled: 1, confidence: 3},
+      {user_ref: 'u1', geofence_id: 'g2', entered_at: '2026-01-01T00:00:02.000Z', dwelled: 0, confidence: 2},
+      {user_ref: 'u2', geofence_id: 'g2', entered_at: '2026-01-01T00:00:03.000Z', dwelled: 0, confidence: 1},
+    ])
+    await rawDb.destroy()
+  })
 })

@@ -10,6 +10,7 @@ import * as m008 from './008_import_hash.js'
 import * as m009 from './009_user_location.js'
 import * as m010 from './010_track_writes.js'
 import * as m011 from './011_presence_stamp.js'
+import * as m012 from './012_presence_in_user.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009_user_location': m009,
   '010_track_writes': m010,
   '011_presence_stamp': m011,
+  '012_presence_in_user': m012,
 }
