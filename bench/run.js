@@ -5,7 +5,7 @@ import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const dir = path.dirname(fileURLToPath(import.meta.url))
-const names = readdirSync(dir).filter((f) => f.endsWith('.js') && !['run.js', 'harness.js'].includes(f)).map((f) => f.slice(0, -3))
+const names = readdirSync(dir).filter((f) => f.endsWith('.js') && !['run.js', 'harness.js', 'track-world.js'].includes(f)).map((f) => f.slice(0, -3))
 const [name] = process.argv.slice(2)
 if (!name || !names.includes(name)) {
   console.error(`usage: npm run bench -- NAME\navailable: ${names.join(', ')}`)
