@@ -135,6 +135,9 @@ export function fenceOf(row: GeofenceRow): Fence {
   }
 }
 
+/** The order of geofences in answers and events: tag, externalId, `_id`. */
+export const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0)
+
 /** The geofence's `summary` as JSON text, serialised once per geofence. */
 export const summaryText = (fence: Fence): string => (fence.summaryJson ??= JSON.stringify(fence.summary))
 

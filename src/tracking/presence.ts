@@ -1,6 +1,6 @@
 import {CompiledQuery} from 'kysely'
 import {confidenceOf} from '../geofences/confidence.js'
-import {type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
+import {bySortKey, type Fence, geofenceEngine, shareInside} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
 import {isOperating} from '../geofences/operating-hours.js'
 import type {Settings} from '../project/settings.js'
@@ -87,7 +87,6 @@ class PresenceCache {
 const caches = new WeakMap<Store, PresenceCache>()
 const cacheOf = (store: Store) => caches.get(store) ?? caches.set(store, new PresenceCache()).get(store)!
 
-const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0)
 const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.fence)
 
 /** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */

@@ -122,8 +122,8 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const {transitions, inside, presence} = movePresence(tx, live, row.id, fix, settings, generate, before?.presence ?? null)
   row.presence = presence
 
-  // stored: the geofences' ids (users/json.ts renders them); answered: their summaries
-  const next: Record<string, unknown> = {geofences: inside.map((f) => f.id), segments: [], topChains: context.topChains ?? []}
+  // user.geofences are not repeated here: users/json.ts renders them from users.presence
+  const next: Record<string, unknown> = {segments: [], topChains: context.topChains ?? []}
   const regionEvents: Array<{type: string; region: Region}> = []
   if (settings['regions.enabled']) {
     const regions = regionsAt(lng, lat, deps.map)
@@ -183,7 +183,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const entered = transitions.filter((t) => t.type === 'user.entered_geofence').map((t) => t.fence)
   const tripMoves = generate ? moveTrip(tx, live, input.tripOptions, {user: row, fix: {lng, lat, at}, entered, inside, settings, routing: deps.routing}) : {events: []}
 
-  const {geofences: _ids, ...derived} = next
+  const derived: Record<string, unknown> = {...next}
   const trip = tripMoves.trip && ACTIVE_STATUSES.includes(tripMoves.trip.status as TripStatus) ? tripMoves.trip : undefined
   if (trip) {
     const {user: _u, userId: _id, ...json} = tripJson(trip, row)

@@ -1,5 +1,5 @@
 import type {Selectable} from 'kysely'
-import {geofenceEngine} from '../geofences/index.js'
+import {bySortKey, geofenceEngine} from '../geofences/index.js'
 import type {Store} from '../store/db.js'
 import {toBool} from '../store/db.js'
 import type {UserTable} from '../store/schema.js'
@@ -10,14 +10,19 @@ export type UserRow = Selectable<UserTable>
  * The spec's User resource. Identity and the last update come from columns; what track derives
  * (`geofences`, `trip`, `place`, `country`, `state`, `dma`, `postalCode`, `beacons`, `fraud`,
  * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is, except
- * `geofences`, stored as ids and rendered from the geofence engine (as they are now; a geofence
- * deleted or disabled since is left out). Rows written before ids were stored carry the objects.
+ * `geofences`: those of `users.presence`, rendered from the geofence engine as they are now (a
+ * geofence deleted or disabled since is left out). Rows written before presence moved into the
+ * user row carry them in `context`, as ids or (older still) as objects.
  */
 export function userJson(row: UserRow, store: Store): Record<string, unknown> {
   const context = row.context ? JSON.parse(row.context) : {}
+  const engine = geofenceEngine(store)
+  const live = row.live === 1
   if (Array.isArray(context.geofences)) {
-    const engine = geofenceEngine(store)
-    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (engine.get(row.live === 1, g)?.summary ?? []) : [g]))
+    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (engine.get(live, g)?.summary ?? []) : [g]))
+  } else if (row.presence) {
+    const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => engine.get(live, id) ?? [])
+    context.geofences = inside.sort(bySortKey).map((f) => f.summary)
   }
   return userJsonWith(row, context)
 }

@@ -39,10 +39,12 @@ describe('POST /v1/track', () => {
     expect(res.body.user.trip).toBeUndefined()
     const listed = await server.call('GET', `/v1/events/${event._id}`, {key: server.keys.testSk})
     expect(listed.body.event).toEqual(event)
-    // the stored user reads back as track answered it (geofences are stored as ids, rendered on read)
+    // the stored user reads back as track answered it (its geofences are those of its presence, rendered on read)
     const stored = await server.call('GET', `/v1/users/${res.body.user._id}`, {key: server.keys.testSk})
     expect(stored.body.user).toEqual(res.body.user)
-    expect(server.store.sqlite.prepare('SELECT context FROM users WHERE id = ?').pluck().get(res.body.user._id)).toContain(`"geofences":["${event.geofence._id}"]`)
+    const row = server.store.sqlite.prepare('SELECT context, presence FROM users WHERE id = ?').get(res.body.user._id) as {context: string; presence: string}
+    expect(JSON.parse(row.presence).map(([id]: [string]) => id)).toEqual([event.geofence._id])
+    expect(JSON.parse(row.context).geofences).toBeUndefined()
   })
 
   it("a user's geofences read as they are now: a geofence deleted since is left out, a changed one shows its change", async () => {
@@ -55,6 +57,18 @@ describe('POST /v1/track', () => {
     expect((await read()).body.user.geofences.map((g: any) => g.description)).toEqual(['After'])
     await server.call('DELETE', '/v1/geofences/gone/1', {key: server.keys.testSk})
     expect((await read()).body.user.geofences).toEqual([])
+  })
+
+  it("a user's geofences read back in the answer's order (tag, externalId), whatever order they were entered in", async () => {
+    const put = (tag: string, lng: number) => server.call('PUT', `/v1/geofences/${tag}/1`, {key: server.keys.testSk, body: {description: tag, type: 'circle', coordinates: [lng, 43.76], radius: 300}})
+    await put('order-b', 7.45)
+    await put('order-a', 7.453)
+    const at = (lng: number) => ({latitude: 43.76, longitude: lng, deviceId: 'orderly', accuracy: 5, foreground: true})
+    expect((await track(at(7.4475))).body.user.geofences.map((g: any) => g.description)).toEqual(['order-b'])
+    const both = await track(at(7.4515))
+    expect(both.body.events.map((e: any) => e.geofence.description)).toEqual(['order-a'])
+    expect(both.body.user.geofences.map((g: any) => g.description)).toEqual(['order-a', 'order-b'])
+    expect((await server.call('GET', `/v1/users/${both.body.user._id}`, {key: server.keys.testSk})).body.user).toEqual(both.body.user)
   })
 
   it('a user inside a geofence is not entered again when hundreds of other geofences change (the engine rebuilds its tree)', async () => {
