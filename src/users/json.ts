@@ -16,12 +16,13 @@ export type UserRow = Selectable<UserTable>
  */
 export function userJson(row: UserRow, store: Store): Record<string, unknown> {
   const context = row.context ? JSON.parse(row.context) : {}
-  const engine = geofenceEngine(store)
-  const live = row.live === 1
+  // the engine is asked only for a user with geofences: asking catches it up with the change feed
+  let engine: ReturnType<typeof geofenceEngine> | undefined
+  const fence = (id: string) => (engine ??= geofenceEngine(store)).get(row.live === 1, id)
   if (Array.isArray(context.geofences)) {
-    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (engine.get(live, g)?.summary ?? []) : [g]))
+    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (fence(g)?.summary ?? []) : [g]))
   } else if (row.presence) {
-    const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => engine.get(live, id) ?? [])
+    const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => fence(id) ?? [])
     context.geofences = inside.sort(bySortKey).map((f) => f.summary)
   }
   return userJsonWith(row, context)
