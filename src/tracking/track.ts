@@ -2,7 +2,6 @@ import {CompiledQuery} from 'kysely'
 import type {EventRow} from '../events/json.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
 import type {MapData} from '../map/index.js'
-import {summaryText} from '../geofences/index.js'
 import {getSettings} from '../project/settings.js'
 import {REGION_FIELDS, type Region, regionJson, regionsAt} from '../regions/index.js'
 import type {Store} from '../store/db.js'
@@ -119,7 +118,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     updated_at: atIso,
   }
   const fix: Fix = {lng, lat, accuracy, stopped: !!input.stopped, foreground: !!input.foreground, userId: row.user_id, ip, at}
-  const {transitions, inside, presence} = movePresence(tx, live, row.id, fix, settings, generate, before?.presence ?? null)
+  const {transitions, inside, insideText, presence} = movePresence(tx, live, row.id, fix, settings, generate, before?.presence ?? null)
   row.presence = presence
 
   // user.geofences are not repeated here: users/json.ts renders them from users.presence
@@ -190,7 +189,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     derived.trip = json
   }
   const location = {type: 'Point', coordinates: [lng, lat]}
-  const userText = userJsonText(row, inside.map(summaryText), derived)
+  const userText = userJsonText(row, insideText, derived)
   // the user is serialised once and spliced into every event's text: the body's key order is kept
   const base = (type: string, body: Record<string, unknown>): NewEvent => {
     const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}

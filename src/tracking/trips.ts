@@ -41,7 +41,7 @@ export interface TripStep {
   fix: {lng: number; lat: number; at: Date}
   /** Geofences entered by this track, and all the user is inside now. */
   entered: Fence[]
-  inside: Fence[]
+  inside: readonly Fence[]
   settings: Settings
   routing?: EtaSource
 }

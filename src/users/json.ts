@@ -33,14 +33,15 @@ export function userJsonWith(row: UserRow, context: Record<string, unknown>): Re
 }
 
 /**
- * `userJsonWith` as JSON text, with the geofences given as their JSON text (`summaryText`: each
- * geofence serialised once, not once per track; at 100k geofences a user is inside ~9 and
- * serialising their summaries was a quarter of track's own time). `context` has no `geofences`.
+ * `userJsonWith` as JSON text, with the geofences given as their summaries' JSON text, comma-joined
+ * (`summaryText`: each geofence serialised once, not once per track; at 100k geofences a user is
+ * inside ~9 and serialising their summaries was a quarter of track's own time). `context` has no
+ * `geofences`.
  */
-export function userJsonText(row: UserRow, geofences: string[], context: Record<string, unknown>): string {
+export function userJsonText(row: UserRow, geofences: string, context: Record<string, unknown>): string {
   const head = JSON.stringify(userHead(row))
   const tail = JSON.stringify(context)
-  return `${head.slice(0, -1)},"geofences":[${geofences.join(',')}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
+  return `${head.slice(0, -1)},"geofences":[${geofences}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
 }
 
 function userHead(row: UserRow): Record<string, unknown> {

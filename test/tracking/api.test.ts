@@ -71,6 +71,22 @@ describe('POST /v1/track', () => {
     expect((await server.call('GET', `/v1/users/${both.body.user._id}`, {key: server.keys.testSk})).body.user).toEqual(both.body.user)
   })
 
+  it("a user's geofences stay current across fixes that change nothing, an edit of one of them, and an exit", async () => {
+    const put = (tag: string, description: string, lng: number) =>
+      server.call('PUT', `/v1/geofences/${tag}/1`, {key: server.keys.testSk, body: {description, type: 'circle', coordinates: [lng, 43.77], radius: 300}})
+    await put('keep-b', 'B', 7.45)
+    await put('keep-a', 'A', 7.453)
+    const at = (lng: number) => ({latitude: 43.77, longitude: lng, deviceId: 'keeper', accuracy: 5, foreground: true})
+    const names = async (lng: number) => (await track(at(lng))).body.user.geofences.map((g: any) => g.description)
+    expect(await names(7.4515)).toEqual(['A', 'B'])
+    expect(await names(7.4516)).toEqual(['A', 'B'])
+    // edited in place: the next fix, entering and leaving nothing, shows the geofence as it is now
+    await put('keep-a', 'A2', 7.453)
+    expect(await names(7.4515)).toEqual(['A2', 'B'])
+    expect(await names(7.4475)).toEqual(['B'])
+    expect(await names(7.4474)).toEqual(['B'])
+  })
+
   it('a user inside a geofence is not entered again when hundreds of other geofences change (the engine rebuilds its tree)', async () => {
     await server.call('PUT', '/v1/geofences/rebuild/1', {key: server.keys.testSk, body: {description: 'Kept', type: 'circle', coordinates: [7.41, 43.73], radius: 100}})
     const at = {latitude: 43.73, longitude: 7.41, deviceId: 'stayer', accuracy: 5, foreground: true}
