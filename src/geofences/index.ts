@@ -18,6 +18,12 @@ export interface Fence {
   at: number
   /** Position in its environment's tree; -1 while in the overlay. */
   slot: number
+  /**
+   * Whether `userIds`, `ips` or `disableAfter` may refuse a fix. Most geofences have none, and this
+   * flag, next to the fields every evaluation reads, spares reading the others (a cache miss or two
+   * each at 100k geofences).
+   */
+  limited: boolean
   id: string
   live: boolean
   tag: string | null
@@ -100,6 +106,7 @@ export function fenceOf(row: GeofenceRow): Fence {
     geo: shapeOf(row, circle),
     at: 0,
     slot: -1,
+    limited: userIds.length > 0 || !!row.ip || !!row.disable_after,
     id: row.id,
     live: row.live === 1,
     tag: row.tag,

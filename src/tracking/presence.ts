@@ -114,6 +114,7 @@ const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.f
 
 /** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */
 function admits(fence: Fence, fix: Fix): boolean {
+  if (!fence.limited) return true
   if (fix.at.getTime() >= fence.disableAfter) return false
   if (fence.userIds && !(fix.userId && fence.userIds.has(fix.userId))) return false
   if (fence.ips && !ipMatches(fence.ips, fix.ip)) return false
@@ -158,7 +159,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     const row = rows[i], fence = fences[i]
     if (fence) present.add(fence)
     // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
-    if (!fence || atMs >= fence.disableAfter) {
+    if (!fence || (fence.limited && atMs >= fence.disableAfter)) {
       gone.push(row[0])
       continue
     }
