@@ -1,8 +1,9 @@
-import {CompiledQuery, type Insertable, type Selectable} from 'kysely'
+import {CompiledQuery, type Insertable, type Selectable, sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
-import {allOf, fetchPage, inChunks, newestFirst, type Page, type PageQuery, pageOf} from '../store/paging.js'
+import {allOf, fetchPage, inChunks, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
+import {nextTurn} from '../store/turns.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -189,9 +190,37 @@ function matchValues(value: string): Array<string | number> {
   return typeof n === 'number' ? [value, n] : [value]
 }
 
-/** Users inside the geofence now (per `geofence_presence`), newest `updatedAt` first. */
+/**
+ * Users looked at per statement when listing those inside a geofence: ~2.5 ms of the event loop,
+ * with other requests answered between two.
+ */
+const SCAN_USERS = 1000
+
+/**
+ * Users inside the geofence now, newest `updatedAt` first: those whose `users.presence` lists it.
+ * Presence is stored only in the user row (a track writes one b-tree for it, not two), so this
+ * walks the environment's users newest first, SCAN_USERS a statement, keeping those whose presence
+ * holds the geofence's id (quoted, as only ids are in presence). A page costs time in proportion to
+ * the users walked past, not to those listed: ~2.5 ms per thousand users (0.25 s among 100k).
+ */
 export function usersInGeofence(store: Store, live: boolean, geofenceId: string, page: PageQuery): Page<UserRow> {
-  const inside = store.db.selectFrom('geofence_presence').select('user_ref').where('geofence_id', '=', geofenceId)
-  const q = store.db.selectFrom('users').selectAll().where('live', '=', live ? 1 : 0).where('id', 'in', inside)
-  return fetchPage(q, page, 'updated_at')
+  return pageOf(usersInside(store, live, geofenceId, page), page.limit)
+}
+
+async function* usersInside(store: Store, live: boolean, geofenceId: string, page: PageQuery): AsyncGenerator<UserRow[]> {
+  const quoted = JSON.stringify(geofenceId)
+  const users = withinCursors(store.db.selectFrom('users').where('live', '=', live ? 1 : 0), page)
+  let last: {updated_at: string; id: string} | undefined
+  for (;;) {
+    if (last) await nextTurn()
+    const after = last
+    const window = await (after ? users.where(sql<boolean>`(updated_at, id) < (${after.updated_at}, ${after.id})`) : users)
+      .select(['id', 'updated_at', sql<number>`instr(presence, ${quoted}) > 0`.as('inside')])
+      .orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(SCAN_USERS).execute()
+    const ids = window.filter((u) => u.inside).map((u) => u.id)
+    // read before the next turn of the event loop, so no write comes between the window and its rows
+    if (ids.length) yield await store.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('updated_at', 'desc').orderBy('id', 'desc').execute()
+    if (window.length < SCAN_USERS) return
+    last = window[window.length - 1]
+  }
 }

@@ -30,12 +30,17 @@ const CHUNK_ROWS = 50
  * `limit` so `hasMore` needs no COUNT. Tables must have `created_at` and `updated_at`.
  */
 export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery, sortBy: Sortable = 'updated_at'): Page<O> {
+  return pageOf(newestFirst(withinCursors(query, page), page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy}), page.limit)
+}
+
+/** `query` bounded by the page's `createdBefore`/`createdAfter`/`updatedBefore`/`updatedAfter`. */
+export function withinCursors<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery): SelectQueryBuilder<DB, TB, O> {
   let q = query as SelectQueryBuilder<any, any, O>
   if (page.createdBefore) q = q.where('created_at', '<', page.createdBefore)
   if (page.createdAfter) q = q.where('created_at', '>', page.createdAfter)
   if (page.updatedBefore) q = q.where('updated_at', '<', page.updatedBefore)
   if (page.updatedAfter) q = q.where('updated_at', '>', page.updatedAfter)
-  return pageOf(newestFirst(q, page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy}), page.limit)
+  return q as SelectQueryBuilder<DB, TB, O>
 }
 
 /** A page of the first `limit` rows of `chunks`, which reads up to one more to know `hasMore`. */

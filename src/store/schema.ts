@@ -156,11 +156,6 @@ export interface EventTable {
 }
 
 /** Which users are inside a geofence: `users.presence` indexed the other way round. */
-export interface PresenceTable {
-  geofence_id: string
-  user_ref: string
-}
-
 export interface UsageTable {
   live: number
   /** `YYYY-MM`, UTC */
@@ -234,7 +229,6 @@ export interface Database {
   trips: TripTable
   trip_locations: TripLocationTable
   events: EventTable
-  geofence_presence: PresenceTable
   usage: UsageTable
   changes: ChangeTable
   webhooks: WebhookTable

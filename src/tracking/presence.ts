@@ -1,4 +1,3 @@
-import {CompiledQuery} from 'kysely'
 import {confidenceOf} from '../geofences/confidence.js'
 import {bySortKey, type Fence, geofenceEngine, shareInside, summaryText} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
@@ -51,10 +50,6 @@ export interface Moved {
  * entry]; `users.presence` is the JSON array of them.
  */
 type PresenceRow = [id: string, enteredAt: string, dwelled: number, confidence: number]
-
-// written as SQL once: a fix at a busy spot enters dozens of geofences
-const ENTERED = 'INSERT INTO geofence_presence (geofence_id, user_ref) VALUES (?, ?)'
-const LEFT = 'DELETE FROM geofence_presence WHERE geofence_id = ? AND user_ref = ?'
 
 /**
  * A user's presence as last parsed, with each row's geofence as the engine held it at `generation`
@@ -127,9 +122,10 @@ const operating = (fence: Fence, at: Date) => (fence.hours ? isOperating(fence.h
  * Moves one user's geofence presence for a fix, inside the caller's write: from the presence the
  * user row holds (`stored`, read in this write, so whichever process or worker handles the next
  * fix sees this one's outcome), decides exits, entries and dwells (DECISIONS;
- * docs/api/tracking.md) and writes who is inside which geofence. Returns the transitions in order
- * (exits, entries, dwells; each sorted by tag, externalId, id), the geofences the user is now
- * inside, and the presence for the user row. `generate: false` (fraud block) changes nothing.
+ * docs/api/tracking.md). Returns the transitions in order (exits, entries, dwells; each sorted by
+ * tag, externalId, id), the geofences the user is now inside, and the presence the caller writes
+ * into the user row, the one place presence is stored. `generate: false` (fraud block) changes
+ * nothing.
  */
 export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, settings: Settings, generate: boolean, stored: string | null): Moved {
   const {store} = tx
@@ -209,8 +205,6 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   if (same && entry) entry.inside = sorted
   let presence = stored
   if (gone.length || entries.length || dwells.length) {
-    for (const id of gone) tx.run(CompiledQuery.raw(LEFT, [id, userRef]))
-    for (const {fence} of entries) tx.run(CompiledQuery.raw(ENTERED, [fence.id, userRef]))
     const left = new Set(gone)
     const dwelled = new Set(dwells.map((d) => d.fence))
     const now: PresenceRow[] = []

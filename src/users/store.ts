@@ -68,17 +68,10 @@ export function listUsers(store: Store, live: boolean, page: PageQuery): Page<Us
   return fetchPage(query, page, 'updated_at')
 }
 
-// `geofence_presence` is keyed by geofence: the user's rows are found from the geofences its row lists
-const FORGET_PRESENCE = `DELETE FROM geofence_presence WHERE user_ref = ? AND geofence_id IN
-  (SELECT value ->> 0 FROM json_each((SELECT presence FROM users WHERE id = ?)))`
-
 /** Deletes the user the reference names (presence goes with it); false when there is none. */
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  write(store, (tx) => {
-    tx.run(CompiledQuery.raw(FORGET_PRESENCE, [user.id, user.id]))
-    tx.run(store.db.deleteFrom('users').where('id', '=', user.id))
-  })
+  write(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
   return true
 }

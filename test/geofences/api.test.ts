@@ -198,19 +198,16 @@ describe('GET /v1/geofences/:tag/:externalId/users', () => {
   it('lists the users inside now, newest first, with hasMore and the User shape', async () => {
     const g = (await s.call('PUT', '/v1/geofences/inside/store', {key: sk, body: circle()})).body.geofence
     const other = (await s.call('PUT', '/v1/geofences/inside/other', {key: sk, body: circle()})).body.geofence
-    const user = (id: string, updatedAt: string, live = 0) => ({
-      id, live, user_id: `user-${id}`, device_id: `device-${id}`, install_id: null, description: null, metadata: '{"tier":"gold"}',
+    const user = (id: string, updatedAt: string, inside: string[]) => ({
+      id, live: 0, user_id: `user-${id}`, device_id: `device-${id}`, install_id: null, description: null, metadata: '{"tier":"gold"}',
       lng: 7.42, lat: 43.73, location_accuracy: 10, foreground: 1, stopped: 0, device_type: 'iOS', device_os: null,
       device_make: null, device_model: null, ip: null, context: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: updatedAt,
+      presence: JSON.stringify(inside.map((gid) => [gid, '2026-01-01T00:00:00.000Z', 0, 3])),
     })
     write(s.store, (tx) => tx.run(s.store.db.insertInto('users').values([
-      user('u00000000000000000000001', '2026-01-01T00:00:01.000Z'),
-      user('u00000000000000000000002', '2026-01-01T00:00:02.000Z'),
-      user('u00000000000000000000003', '2026-01-01T00:00:03.000Z'),
-    ])))
-    const presence = (user_ref: string, geofence_id: string) => ({user_ref, geofence_id})
-    write(s.store, (tx) => tx.run(s.store.db.insertInto('geofence_presence').values([
-      presence('u00000000000000000000001', g._id), presence('u00000000000000000000002', g._id), presence('u00000000000000000000003', other._id),
+      user('u00000000000000000000001', '2026-01-01T00:00:01.000Z', [other._id, g._id]),
+      user('u00000000000000000000002', '2026-01-01T00:00:02.000Z', [g._id]),
+      user('u00000000000000000000003', '2026-01-01T00:00:03.000Z', [other._id]),
     ])))
 
     const all = await s.call('GET', '/v1/geofences/inside/store/users', {key: sk})
@@ -230,6 +227,30 @@ describe('GET /v1/geofences/:tag/:externalId/users', () => {
     expect(next.body.meta.hasMore).toBe(false)
     const none = await s.call('GET', '/v1/geofences/inside/store/users', {key: s.keys.liveSk})
     expect(none.status).toBe(404)
+  })
+
+  it('lists users inside a geofence among thousands of others, in order, across pages', async () => {
+    const sk = s.keys.testSk
+    const crowd = (await s.call('PUT', '/v1/geofences/crowd/one', {key: sk, body: circle()})).body.geofence
+    const id = (i: number) => `c${String(i).padStart(23, '0')}`
+    // 1600 and 600 end the scan's windows of 1,000 users (geofences/store.ts)
+    write(s.store, (tx) => {
+      for (let i = 0; i < 2600; i++) {
+        tx.run(s.store.db.insertInto('users').values({
+          id: id(i), live: 0, device_id: `crowd-${i}`, foreground: 0, stopped: 0,
+          created_at: '2026-02-01T00:00:00.000Z', updated_at: new Date(Date.parse('2026-02-01T00:00:00Z') + i * 1000).toISOString(),
+          presence: i % 500 === 7 || i === 1600 || i === 600 ? JSON.stringify([['elsewhere', '2026-02-01T00:00:00.000Z', 0, 3], [crowd._id, '2026-02-01T00:00:00.000Z', 0, 3]]) : null,
+        }))
+      }
+    })
+    const list = async (query: string) => (await s.call('GET', `/v1/geofences/crowd/one/users${query}`, {key: sk})).body
+    expect((await list('')).users.map((u: {_id: string}) => u._id)).toEqual([2507, 2007, 1600, 1507, 1007, 600, 507, 7].map(id))
+    const first = await list('?limit=4')
+    expect(first.users.map((u: {_id: string}) => u._id)).toEqual([2507, 2007, 1600, 1507].map(id))
+    expect(first.meta.hasMore).toBe(true)
+    const rest = await list(`?limit=4&updatedBefore=${first.users[3].updatedAt}`)
+    expect(rest.users.map((u: {_id: string}) => u._id)).toEqual([1007, 600, 507, 7].map(id))
+    expect(rest.meta.hasMore).toBe(false)
   })
 
   it('answers 404 for an unknown geofence and 400 for a bad limit', async () => {

@@ -3,7 +3,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {createKey, listKeys} from '../../src/project/keys.js'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import {Kysely, Migrator, SqliteDialect} from 'kysely'
+import {Kysely, Migrator, SqliteDialect, sql} from 'kysely'
 import {migrate, openStore} from '../../src/store/db.js'
 import {migrations} from '../../src/store/migrations/index.js'
 import {tempDir} from '../helpers.js'
@@ -19,7 +19,7 @@ describe('migrations', () => {
     dirs.push(dir)
     const store = await openStore(dir)
     const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT LIKE 'sqlite%' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'events', 'geofence_metadata', 'geofence_presence', 'geofences', 'settings', 'sync_runs', 'sync_sources', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
+    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'events', 'geofence_metadata', 'geofences', 'settings', 'sync_runs', 'sync_sources', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
     for (const table of ['users', 'geofences', 'beacons', 'trips', 'events', 'settings', 'api_keys']) {
       const columns = store.sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all()
       expect(columns, table).toContain('live')
@@ -59,7 +59,7 @@ describe('migrations', () => {
     await store.close()
   })
 
-  it('move presence rows of 011 into the user row and the geofence-to-user table (012), and back down', async () => {
+  it('move presence rows of 011 into the user row and the geofence-to-user table (012), drop that table (013), and back down', async () => {
     const dir = tempDir()
     dirs.push(dir)
     const old = new Database(path.join(dir, 'loc.db'))
@@ -77,13 +77,22 @@ describe('migrations', () => {
     presence.run('u2', 'g2', '2026-01-01T00:00:03.000Z', 0, 1)
     await db.destroy()
 
+    const upTo012 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '012'))
+    const at012 = new Kysely<unknown>({dialect: new SqliteDialect({database: new Database(path.join(dir, 'loc.db'))})})
+    expect((await new Migrator({db: at012, provider: {getMigrations: async () => upTo012}}).migrateToLatest()).error).toBeUndefined()
+    const [table012] = await sql<{n: number}>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'geofence_presence'`.execute(at012).then((r) => r.rows)
+    expect(table012.n).toBe(1)
+    expect((await sql`SELECT geofence_id, user_ref FROM geofence_presence ORDER BY 1, 2`.execute(at012)).rows)
+      .toEqual([{geofence_id: 'g1', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u2'}])
+    await at012.destroy()
+
+    // 013: presence lives only in the user row
     const store = await openStore(dir)
     const presenceOf = (id: string) => JSON.parse(store.sqlite.prepare('SELECT presence FROM users WHERE id = ?').pluck().get(id) as string ?? 'null')
     expect(presenceOf('u1').sort()).toEqual([['g1', '2026-01-01T00:00:01.000Z', 1, 3], ['g2', '2026-01-01T00:00:02.000Z', 0, 2]])
     expect(presenceOf('u2')).toEqual([['g2', '2026-01-01T00:00:03.000Z', 0, 1]])
     expect(presenceOf('u3')).toBeNull()
-    expect(store.sqlite.prepare('SELECT geofence_id, user_ref FROM geofence_presence ORDER BY 1, 2').all())
-      .toEqual([{geofence_id: 'g1', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u2'}])
+    expect(store.sqlite.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'geofence_presence'").pluck().get()).toBe(0)
     const columns = store.sqlite.prepare(`SELECT name FROM pragma_table_info('users')`).pluck().all()
     expect(columns).toContain('presence')
     expect(columns).not.toContain('presence_stamp')
@@ -91,6 +100,9 @@ describe('migrations', () => {
     await store.close()
     const raw = new Database(path.join(dir, 'loc.db'))
     const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
+    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('012_presence_in_user')).error).toBeUndefined()
+    expect(raw.prepare('SELECT geofence_id, user_ref FROM geofence_presence ORDER BY 1, 2').all())
+      .toEqual([{geofence_id: 'g1', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u2'}])
     expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('011_presence_stamp')).error).toBeUndefined()
     expect(raw.prepare('SELECT user_ref, geofence_id, entered_at, dwelled, confidence FROM geofence_presence ORDER BY 1, 2').all()).toEqual([
       {user_ref: 'u1', geofence_id: 'g1', entered_at: '2026-01-01T00:00:01.000Z', dwelled: 1, confidence: 3},

@@ -62,7 +62,7 @@ describe('loc serve as a process', () => {
     // per user the events alternate entry, exit, entry...: none lost, none duplicated
     const byUser = new Map<string, string[]>()
     for (const r of rows) byUser.set(r.user_ref, [...(byUser.get(r.user_ref) ?? []), r.type])
-    const inside = new Set((system.store.sqlite.prepare('SELECT user_ref FROM geofence_presence').pluck().all() as string[]))
+    const inside = new Set((system.store.sqlite.prepare('SELECT id FROM users WHERE presence IS NOT NULL').pluck().all() as string[]))
     for (const [user, types] of byUser) {
       types.forEach((t, i) => expect(t).toBe(i % 2 ? 'user.exited_geofence' : 'user.entered_geofence'))
       expect(inside.has(user)).toBe(types.length % 2 === 1)

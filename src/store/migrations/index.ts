@@ -11,6 +11,7 @@ import * as m009 from './009_user_location.js'
 import * as m010 from './010_track_writes.js'
 import * as m011 from './011_presence_stamp.js'
 import * as m012 from './012_presence_in_user.js'
+import * as m013 from './013_presence_only_in_user.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010_track_writes': m010,
   '011_presence_stamp': m011,
   '012_presence_in_user': m012,
+  '013_presence_only_in_user': m013,
 }
