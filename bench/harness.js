@@ -8,11 +8,16 @@ import autocannon from 'autocannon'
 /** wrk (C, Debian package) when installed: it outruns any server here, so it measures the server, not itself; else autocannon. */
 export const generator = spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk'
 
-/** Runs autocannon against one request for `seconds`; returns req/s and latency percentiles (ms). */
-export async function load({url, method = 'GET', headers = {}, body, connections = 32, seconds = 5, requests, paths}) {
-  if (generator === 'wrk' && method === 'GET' && !requests) return wrk({url, headers, connections, seconds, paths})
+/**
+ * Runs autocannon against one request for `seconds`; returns req/s and latency percentiles (ms).
+ * `latencies`: an array each response's time (ms) is pushed to, for percentiles over several runs.
+ */
+export async function load({url, method = 'GET', headers = {}, body, connections = 32, seconds = 5, requests, paths, latencies}) {
+  if (generator === 'wrk' && method === 'GET' && !requests && !latencies) return wrk({url, headers, connections, seconds, paths})
   if (paths) requests = paths.map((p) => ({method, path: p}))
-  const result = await autocannon({url, method, headers, body, connections, duration: seconds, pipelining: 1, requests})
+  const run = autocannon({url, method, headers, body, connections, duration: seconds, pipelining: 1, requests})
+  if (latencies) run.on('response', (client, status, bytes, ms) => latencies.push(ms))
+  const result = await run
   if (result.errors || result.non2xx) {
     throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
