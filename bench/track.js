@@ -18,7 +18,7 @@ import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, percentile, report, stopWhenAsked} from './harness.js'
+import {load, peakRss, percentile, report, serverScripts, stopWhenAsked} from './harness.js'
 import {DEVICES, fix, geofence, moveDevice, positions, STEP_M, TELEPORT} from './track-world.js'
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number)
@@ -77,32 +77,42 @@ if (process.env.BENCH_ROLE === 'server') {
   // every size's server runs through the whole measurement, and the sizes take turns in short
   // rounds (order alternating, each server settled after its round): this VM's speed drifts by
   // ±20 % within minutes, and sizes measured minutes apart read ratios from 46 to 69 % on one build
+  // with BENCH_BASELINE=<git rev>, that revision's server takes its turns beside this one at each size
+  const scripts = serverScripts(fileURLToPath(import.meta.url))
   const servers = []
-  for (const size of SIZES) servers.push(await start(size))
+  for (const size of SIZES) for (const {label, script} of scripts) servers.push(await start(size, script, label))
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of round % 2 ? [...servers].reverse() : servers) server.rounds.push(await trackRound(server))
   }
   const results = []
   for (const server of servers) results.push(await finish(server))
-  const first = results[0]
-  const last = results[results.length - 1]
-  const ratio = last.rps / first.rps
-  const perRound = first.rounds.map((r, i) => last.rounds[i].rps / r.rps).sort((a, b) => a - b)
   console.log(`\nload average (1, 5, 15 min): ${os.loadavg().map((n) => n.toFixed(2)).join(', ')} on ${os.cpus().length} cores`)
-  if (results.length > 1) {
-    report('bench/track — scaling', [
+  const perRound = (a, b) => a.rounds.map((r, i) => b.rounds[i].rps / r.rps).sort((x, y) => x - y)
+  const spread = (ratios) => `${(ratios[0] * 100).toFixed(1)} – ${(ratios[ratios.length - 1] * 100).toFixed(1)} %`
+  for (const {label} of scripts) {
+    const mine = results.filter((r) => r.label === label)
+    if (mine.length < 2) continue
+    const first = mine[0], last = mine[mine.length - 1]
+    const ratio = last.rps / first.rps
+    report(`bench/track — scaling${scripts.length > 1 ? ` (${label})` : ''}`, [
       {name: `${last.size.toLocaleString('en-US')} / ${first.size.toLocaleString('en-US')} geofences tracks/s`, value: `${(ratio * 100).toFixed(1)} %`, target: '≥ 70 %', ok: ratio >= 0.7},
-      {name: 'the same, per round (min – max)', value: `${(perRound[0] * 100).toFixed(1)} – ${(perRound[perRound.length - 1] * 100).toFixed(1)} %`},
+      {name: 'the same, per round (min – max)', value: spread(perRound(first, last))},
     ])
+  }
+  if (scripts.length > 1) {
+    report(`bench/track — ${scripts[0].label} / ${scripts[1].label}`, SIZES.map((size) => {
+      const [now, then] = scripts.map(({label}) => results.find((r) => r.size === size && r.label === label))
+      return {name: `${size.toLocaleString('en-US')} geofences tracks/s`, value: `${((now.rps / then.rps) * 100).toFixed(1)} % (rounds ${spread(perRound(then, now))})`}
+    }))
   }
 }
 
-async function start(size) {
-  const child = fork(fileURLToPath(import.meta.url), {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}, execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []})
+async function start(size, script, label) {
+  const child = fork(script, {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}, execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []})
   const next = () => new Promise((resolve) => child.once('message', resolve))
   const {url, key, startupMs, engineRate, hitsPerFix} = await next()
   const headers = {authorization: key, 'content-type': 'application/json'}
-  const server = {size, child, next, url, headers, startupMs, engineRate, hitsPerFix, positions: new Float64Array(DEVICES * 2).fill(NaN), rounds: [], latencies: []}
+  const server = {size, label, child, next, url, headers, startupMs, engineRate, hitsPerFix, positions: new Float64Array(DEVICES * 2).fill(NaN), rounds: [], latencies: []}
   // every device reports once before the measured rounds, as a fleet already on the road has
   let warmed = 0
   const warmRequest = {method: 'POST', path: '/v1/track', setupRequest: (req) => ({...req, body: JSON.stringify(moveDevice(warmed++ % DEVICES))})}
@@ -143,7 +153,7 @@ async function trackRound(server) {
 }
 
 async function finish(server) {
-  const {size, config, rounds, engineRate, hitsPerFix, startupMs} = server
+  const {size, label, config, rounds, engineRate, hitsPerFix, startupMs} = server
   server.child.send('done')
   const {peakMb, users, events} = await server.next()
   const total = rounds.reduce((sum, r) => sum + r.total, 0)
@@ -153,7 +163,7 @@ async function finish(server) {
   const p99s = rounds.map((r) => r.p99).sort((a, b) => a - b)
   const big = size >= 100_000
   const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
-  report(`bench/track — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own`, [
+  report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own`, [
     {name: 'POST /v1/track tracks/s', value: Math.round(rps), target: big ? '≥ 3,000/s' : undefined, ok: big ? rps >= 3000 : undefined},
     {name: 'POST /v1/track p50 / p99', value: `${ms(50)} / ${ms(99)}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? ms(99) <= 25 : undefined},
     {name: 'p99 per round (min – max)', value: `${p99s[0]} – ${p99s[p99s.length - 1]}`, unit: 'ms'},
@@ -165,5 +175,5 @@ async function finish(server) {
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: 'server peak RSS', value: peakMb, unit: 'MB'},
   ])
-  return {size, rps, rounds}
+  return {size, label, rps, rounds}
 }
