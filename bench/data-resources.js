@@ -3,12 +3,16 @@
 // against GET /health on the same server in the same run. The server runs in a child process so
 // the load generator never shares its thread. The targets are the data-API ones
 // (get p50 ≤ 2 ms, list of 100 p50 ≤ 10 ms, ≥ 1,000 writes/s) applied to these resources.
+// Also the users inside a geofence (1 user in 1,000 inside it): presence is stored only in the user
+// row, so a page walks every user; measured alone and for what it does to GET /health beside it.
 import {fork} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {loadConfig} from '../dist/config/index.js'
+import {geofenceInputSchema} from '../dist/geofences/input.js'
+import {insertGeofence} from '../dist/geofences/store.js'
 import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {newId} from '../dist/store/ids.js'
@@ -39,9 +43,12 @@ if (process.env.BENCH_ROLE === 'server') {
   const stamps = {users: [], trips: [], beacons: [], events: []}
   const STATUSES = ['pending', 'started', 'approaching', 'arrived', 'completed', 'canceled', 'expired']
   const db = store.sqlite
+  const inside = write(store, (tx) => insertGeofence(tx, false, {...geofenceInputSchema.parse({description: 'Depot', type: 'circle', coordinates: [7.42, 43.73], radius: 300}), tag: 'bench', externalId: 'inside'}))
+  // 1 user in 1,000 inside the bench geofence, 1 in 10 inside another: the rest have no presence
+  const presence = (i, at) => (i % 1000 === 0 ? JSON.stringify([[inside.id, at, 0, 3]]) : i % 10 === 0 ? JSON.stringify([[`other${String(i).padStart(19, '0')}`, at, 0, 3]]) : null)
   write(store, () => {
-    const user = db.prepare(`INSERT INTO users (id, live, user_id, device_id, lng, lat, location_accuracy, foreground, stopped, device_type, metadata, context, created_at, updated_at)
-      VALUES (?, 0, ?, ?, ?, ?, 10, 1, 0, 'iOS', '{"plan":"pro"}', '{"geofences":[]}', ?, ?)`)
+    const user = db.prepare(`INSERT INTO users (id, live, user_id, device_id, lng, lat, location_accuracy, foreground, stopped, device_type, metadata, context, presence, created_at, updated_at)
+      VALUES (?, 0, ?, ?, ?, ?, 10, 1, 0, 'iOS', '{"plan":"pro"}', '{}', ?, ?, ?)`)
     const trip = db.prepare(`INSERT INTO trips (id, live, external_id, user_ref, user_id, mode, destination_geofence_tag, destination_geofence_external_id,
       destination_lng, destination_lat, metadata, status, delayed, created_at, updated_at)
       VALUES (?, 0, ?, ?, ?, 'car', 'store', ?, 7.42, 43.73, '{"items":3}', ?, 0, ?, ?)`)
@@ -53,7 +60,7 @@ if (process.env.BENCH_ROLE === 'server') {
       const uid = newId()
       const lng = random(7.40, 7.44)
       const lat = random(43.72, 43.76)
-      user.run(uid, `user-${i}`, `device-${i}`, lng, lat, stamp(i, 0), stamp(i, 0))
+      user.run(uid, `user-${i}`, `device-${i}`, lng, lat, presence(i, stamp(i, 0)), stamp(i, 0), stamp(i, 0))
       userIds.push(`user-${i}`)
       const tid = newId()
       trip.run(tid, `order-${i}`, uid, `user-${i}`, String(i % 500), STATUSES[i % STATUSES.length], stamp(i, 1), stamp(i, 1))
@@ -92,6 +99,7 @@ async function measure() {
     beaconGet: get(() => `/v1/beacons/bench/b-${n()}`),
     beaconList: get(() => `/v1/beacons?limit=100&createdBefore=${pick(stamps.beacons.slice(100))}`),
     eventList: get(() => `/v1/events?limit=100&createdBefore=${pick(stamps.events.slice(100))}`),
+    usersInside: {path: '/v1/geofences/bench/inside/users?limit=100'},
     tripCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/trips',
       body: JSON.stringify({externalId: `new-${serial++}`, userId: pick(userIds), mode: 'bike', metadata: {items: 2}})})},
     eventCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/events',
@@ -107,6 +115,9 @@ async function measure() {
 
   const r = {}
   for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList']) r[name] = await run(requests[name], LATENCY)
+  r.usersInside = await run(requests.usersInside, LATENCY)
+  // a page of users inside a geofence walks them all, 1,000 a statement: what it leaves other clients
+  ;[r.healthBeside] = await Promise.all([run(requests.health, LATENCY), run(requests.usersInside, 4)])
   r.healthBusy = await run(requests.health, THROUGHPUT)
   for (const name of ['tripCreate', 'eventCreate', 'beaconUpsert']) r[name] = await run(requests[name], THROUGHPUT)
   child.send('stop')
@@ -128,6 +139,8 @@ async function measure() {
   latency('beacon get by tag/externalId', r.beaconGet, 2)
   latency('beacons list of 100', r.beaconList, 10)
   latency('events list of 100', r.eventList, 10)
+  rows.push({name: `users inside a geofence (${(COUNT / 1000).toLocaleString('en-US')} of ${COUNT.toLocaleString('en-US')}) p50 / p99`, value: `${r.usersInside.p50} / ${r.usersInside.p99}`, unit: 'ms'})
+  rows.push({name: 'GET /health beside 4 of those p50 / p99', value: `${r.healthBeside.p50} / ${r.healthBeside.p99}`, unit: 'ms'})
   rows.push({name: `GET /health (${THROUGHPUT} conn) req/s`, value: r.healthBusy.rps})
   const writes = (label, x) => {
     rows.push({name: `${label} req/s`, value: x.rps, target: '≥ 1,000/s', ok: x.rps >= 1000})
