@@ -3,7 +3,6 @@ import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {allOf, fetchPage, inChunks, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
-import {nextTurn} from '../store/turns.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -210,17 +209,10 @@ export function usersInGeofence(store: Store, live: boolean, geofenceId: string,
 async function* usersInside(store: Store, live: boolean, geofenceId: string, page: PageQuery): AsyncGenerator<UserRow[]> {
   const quoted = JSON.stringify(geofenceId)
   const users = withinCursors(store.db.selectFrom('users').where('live', '=', live ? 1 : 0), page)
-  let last: {updated_at: string; id: string} | undefined
-  for (;;) {
-    if (last) await nextTurn()
-    const after = last
-    const window = await (after ? users.where(sql<boolean>`(updated_at, id) < (${after.updated_at}, ${after.id})`) : users)
-      .select(['id', 'updated_at', sql<number>`instr(presence, ${quoted}) > 0`.as('inside')])
-      .orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(SCAN_USERS).execute()
+    .select(['id', 'updated_at', sql<number>`instr(presence, ${quoted}) > 0`.as('inside')])
+  for await (const window of newestFirst(users, Infinity, {sort: 'updated_at', id: 'id'}, SCAN_USERS)) {
     const ids = window.filter((u) => u.inside).map((u) => u.id)
     // read before the next turn of the event loop, so no write comes between the window and its rows
     if (ids.length) yield await store.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('updated_at', 'desc').orderBy('id', 'desc').execute()
-    if (window.length < SCAN_USERS) return
-    last = window[window.length - 1]
   }
 }

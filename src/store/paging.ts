@@ -73,17 +73,17 @@ export interface ReadOrder {
 }
 
 /**
- * Up to `count` rows of `query` ordered by (`sort`, `id`) descending, read CHUNK_ROWS at a time
- * with a keyset bound (the indexes serve row-value comparisons), a turn of the event loop between
+ * Up to `count` rows of `query` ordered by (`sort`, `id`) descending, read `chunkRows` (default
+ * CHUNK_ROWS) at a time with a keyset bound (the indexes serve row-value comparisons), a turn of the event loop between
  * reads, and only as the consumer asks for them. Rows written between two reads show as they would
  * between two pages.
  */
-export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder): AsyncGenerator<O[]> {
+export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder, chunkRows = CHUNK_ROWS): AsyncGenerator<O[]> {
   const rowSort = order.rowSort ?? order.sort
   let last: Record<string, unknown> | undefined
   for (let read = 0; read < count;) {
     if (last) await nextTurn()
-    const want = Math.min(CHUNK_ROWS, count - read)
+    const want = Math.min(chunkRows, count - read)
     let q = query
     if (last) q = q.where(sql<boolean>`(${sql.ref(order.sort)}, ${sql.ref(order.id)}) < (${last[rowSort]}, ${last.id})`)
     const chunk = await q.orderBy(order.sort as any, 'desc').orderBy(order.id as any, 'desc').limit(want).execute()

@@ -155,7 +155,6 @@ export interface EventTable {
   actual_created_at: string
 }
 
-/** Which users are inside a geofence: `users.presence` indexed the other way round. */
 export interface UsageTable {
   live: number
   /** `YYYY-MM`, UTC */
