@@ -16,6 +16,9 @@ export const fix = () => {
 // the box, so each track leaves ~13 geofences and enters ~13 at 100k (the worst case).
 export const STEP_M = process.env.BENCH_STEP_M ?? '30'
 export const TELEPORT = STEP_M === 'teleport'
+// BENCH_LOGGED_IN=1: every device tracks as a logged-in user (`userId` user-N), as apps that set
+// one do; by default they are logged out (`deviceId` alone)
+export const LOGGED_IN = process.env.BENCH_LOGGED_IN === '1'
 export const positions = new Float64Array(DEVICES * 2).fill(NaN)
 export function moveDevice(device) {
   let lng = positions[2 * device], lat = positions[2 * device + 1]
@@ -27,7 +30,7 @@ export function moveDevice(device) {
   }
   positions[2 * device] = lng
   positions[2 * device + 1] = lat
-  return {deviceId: `device-${device}`, latitude: lat, longitude: lng, accuracy: Math.round(random(10, 100)), foreground: true}
+  return {deviceId: `device-${device}`, ...(LOGGED_IN ? {userId: `user-${device}`} : {}), latitude: lat, longitude: lng, accuracy: Math.round(random(10, 100)), foreground: true}
 }
 
 export function geofence(i) {

@@ -1,6 +1,6 @@
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
-import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {write} from '../store/write.js'
 import type {EventRow} from './json.js'
 
@@ -14,13 +14,26 @@ export interface EventFilters {
   userId?: string
 }
 
-/** Newest `createdAt` first. */
+const OWNER_USER_ID = 'SELECT user_id FROM users WHERE live = ? AND id = ?'
+
+/**
+ * Newest `createdAt` first. A `userId` filter matches the events whose user had that userId or that
+ * `_id`: each event's user is indexed once (migration 014), by userId while logged in and by `_id`
+ * while logged out, so an `_id` also reads the events its user row logged in as.
+ */
 export function listEvents(store: Store, live: boolean, filters: EventFilters, page: Omit<PageQuery, 'updatedBefore' | 'updatedAfter'>): Page<EventRow> {
   let q = store.db.selectFrom('events').selectAll().where('live', '=', live ? 1 : 0)
   if (filters.types?.length) q = q.where('type', 'in', filters.types)
+  const bounds = {limit: page.limit, createdBefore: page.createdBefore, createdAfter: page.createdAfter}
   const userId = filters.userId
-  if (userId !== undefined) q = q.where((eb) => eb.or([eb('user_id', '=', userId), eb('user_ref', '=', userId)]))
-  return fetchPage(q, {limit: page.limit, createdBefore: page.createdBefore, createdAfter: page.createdAfter}, 'created_at')
+  if (userId === undefined) return fetchPage(q, bounds, 'created_at')
+  // a user row's userId, once set, never changes: its logged-in events all carry it
+  const owner = (store.statement(OWNER_USER_ID).get(live ? 1 : 0, userId) as {user_id: string | null} | undefined)?.user_id
+  return fetchMergedPage([
+    q.where('user_id', '=', userId),
+    q.where('user_id', 'is', null).where('user_ref', '=', userId),
+    ...(owner && owner !== userId ? [q.where('user_id', '=', owner).where('user_ref', '=', userId)] : []),
+  ], bounds, 'created_at')
 }
 
 export function deleteEvent(store: Store, live: boolean, id: string): boolean {

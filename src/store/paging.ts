@@ -33,6 +33,23 @@ export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<
   return pageOf(newestFirst(withinCursors(query, page), page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy}), page.limit)
 }
 
+/**
+ * `fetchPage` over queries whose rows never overlap, each read newest first through its own index
+ * and merged. Their OR in one query is no substitute: with no statistics SQLite walks the
+ * `sortBy` index over the whole table and tests each row (0.35 s for a filter on events among 200k).
+ */
+export function fetchMergedPage<O>(queries: Array<SelectQueryBuilder<any, any, O>>, page: PageQuery, sortBy: Sortable): Page<O> {
+  if (queries.length === 1) return fetchPage(queries[0], page, sortBy)
+  const order = {sort: sortBy, id: 'id', rowSort: sortBy}
+  async function* merged(): AsyncGenerator<O[]> {
+    const reads = await Promise.all(queries.map((q) => allOf(newestFirst(withinCursors(q, page), page.limit + 1, order))))
+    const rows = reads.flat() as Array<O & Record<string, string>>
+    rows.sort((a, b) => (a[sortBy] !== b[sortBy] ? (a[sortBy] < b[sortBy] ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    yield* inChunks(rows.slice(0, page.limit + 1))
+  }
+  return pageOf(merged(), page.limit)
+}
+
 /** `query` bounded by the page's `createdBefore`/`createdAfter`/`updatedBefore`/`updatedAfter`. */
 export function withinCursors<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery): SelectQueryBuilder<DB, TB, O> {
   let q = query as SelectQueryBuilder<any, any, O>

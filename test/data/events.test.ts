@@ -175,3 +175,45 @@ describe('GET, DELETE and verification of /v1/events', () => {
     }
   })
 })
+
+describe('GET /v1/events?userId= across a login', () => {
+  // a device tracks logged out (its events carry its _id), logs in (the same user row, now with a
+  // userId) and tracks on: the _id names both eras, the userId the logged-in one
+  const track = (body: Record<string, unknown>) => s.call('POST', '/v1/track', {key: s.keys.testPk, body: {accuracy: 5, foreground: true, ...body}})
+  const events = async (query: string) => {
+    const r = await s.call('GET', `/v1/events?${query}`, {key: s.keys.testSk})
+    expect(r.status).toBe(200)
+    return {types: r.body.events.map((e: any) => `${e.type} ${e.geofence?.externalId}`), hasMore: r.body.meta.hasMore, events: r.body.events}
+  }
+  let walker = ''
+
+  beforeAll(async () => {
+    for (const [id, lng] of [['a', 7.4], ['b', 7.41]] as const) {
+      await s.call('PUT', `/v1/geofences/walk/${id}`, {key: s.keys.testSk, body: {description: id, type: 'circle', coordinates: [lng, 43.7], radius: 100}})
+    }
+    walker = (await track({deviceId: 'walker', longitude: 7.4, latitude: 43.7, updatedAt: new Date(Date.now() - 60_000).toISOString()})).body.user._id
+    await track({deviceId: 'stroller', longitude: 7.4, latitude: 43.7})
+    await track({deviceId: 'walker', userId: 'walker-1', longitude: 7.41, latitude: 43.7})
+    await track({deviceId: 'stroller', userId: 'stroller-1', longitude: 7.41, latitude: 43.7})
+  })
+
+  it('by _id: the events of both eras, newest first, in pages and by type', async () => {
+    const all = await events(`userId=${walker}`)
+    expect(all.types).toEqual(['user.entered_geofence b', 'user.exited_geofence a', 'user.entered_geofence a'])
+    expect(new Set(all.events.map((e: any) => e.user._id))).toEqual(new Set([walker]))
+    expect(all.hasMore).toBe(false)
+
+    const first = await events(`userId=${walker}&limit=2`)
+    expect(first.types).toEqual(all.types.slice(0, 2))
+    expect(first.hasMore).toBe(true)
+    const rest = await events(`userId=${walker}&limit=2&createdBefore=${first.events[1].createdAt}`)
+    expect(rest.types).toEqual(all.types.slice(2))
+    expect(rest.hasMore).toBe(false)
+    expect((await events(`userId=${walker}&types=user.entered_geofence`)).types).toEqual(['user.entered_geofence b', 'user.entered_geofence a'])
+  })
+
+  it('by userId: the events since the login', async () => {
+    expect((await events('userId=walker-1')).types).toEqual(['user.entered_geofence b', 'user.exited_geofence a'])
+    expect((await events('userId=nobody')).types).toEqual([])
+  })
+})

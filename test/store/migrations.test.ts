@@ -111,4 +111,29 @@ describe('migrations', () => {
     ])
     await rawDb.destroy()
   })
+
+  it("index each event's user once, for the userId filter's newest-first reads (014), and back down", async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const store = await openStore(dir)
+    const indexSql = (name: string) => store.sqlite.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name)
+    expect(indexSql('events_live_user_id')).toBe('CREATE INDEX events_live_user_id ON events (live, user_id, created_at, id) WHERE user_id IS NOT NULL')
+    expect(indexSql('events_user_ref')).toBe('CREATE INDEX events_user_ref ON events (live, user_ref, created_at, id) WHERE user_id IS NULL')
+    // the shapes of events/store.ts's reads: each walks its index in order, never the whole table
+    const plan = (where: string) => store.sqlite.prepare(`EXPLAIN QUERY PLAN SELECT * FROM events WHERE live = 0 AND ${where}
+      AND created_at < '9' ORDER BY created_at DESC, id DESC LIMIT 51`).all().map((r: any) => r.detail).join(' | ')
+    expect(plan("user_id = 'u'")).toMatch(/^SEARCH events USING INDEX events_live_user_id \(live=\? AND user_id=\? AND created_at<\?\)$/)
+    expect(plan("user_id IS NULL AND user_ref = 'r'")).toMatch(/^SEARCH events USING INDEX events_user_ref \(live=\? AND user_ref=\? AND created_at<\?\)$/)
+    expect(plan("user_id = 'u' AND user_ref = 'r'")).toMatch(/^SEARCH events USING INDEX events_live_user_id /)
+    await store.close()
+
+    const raw = new Database(path.join(dir, 'loc.db'))
+    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
+    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('013_presence_only_in_user')).error).toBeUndefined()
+    expect(raw.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('events_live_user_id', 'events_user_ref') ORDER BY name").all()).toEqual([
+      {name: 'events_live_user_id', sql: 'CREATE INDEX events_live_user_id ON events (live, user_id)'},
+      {name: 'events_user_ref', sql: 'CREATE INDEX events_user_ref ON events (user_ref)'},
+    ])
+    await rawDb.destroy()
+  })
 })

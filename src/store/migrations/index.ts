@@ -12,6 +12,7 @@ import * as m010 from './010_track_writes.js'
 import * as m011 from './011_presence_stamp.js'
 import * as m012 from './012_presence_in_user.js'
 import * as m013 from './013_presence_only_in_user.js'
+import * as m014 from './014_events_user_ref_logged_out.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011_presence_stamp': m011,
   '012_presence_in_user': m012,
   '013_presence_only_in_user': m013,
+  '014_events_user_ref_logged_out': m014,
 }
