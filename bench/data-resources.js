@@ -40,6 +40,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const stamp = (i, k) => new Date(base + i * 10 + k).toISOString()
   const random = (min, max) => min + Math.random() * (max - min)
   const userIds = []
+  const userRefs = []
   const stamps = {users: [], trips: [], beacons: [], events: []}
   const STATUSES = ['pending', 'started', 'approaching', 'arrived', 'completed', 'canceled', 'expired']
   const db = store.sqlite
@@ -62,6 +63,7 @@ if (process.env.BENCH_ROLE === 'server') {
       const lat = random(43.72, 43.76)
       user.run(uid, `user-${i}`, `device-${i}`, lng, lat, presence(i, stamp(i, 0)), stamp(i, 0), stamp(i, 0))
       userIds.push(`user-${i}`)
+      if (i % 100 === 0) userRefs.push(uid)
       const tid = newId()
       trip.run(tid, `order-${i}`, uid, `user-${i}`, String(i % 500), STATUSES[i % STATUSES.length], stamp(i, 1), stamp(i, 1))
       for (let k = 0; k < 3; k++) location.run(tid, lng + k / 1000, lat, stamp(i, 1))
@@ -75,7 +77,7 @@ if (process.env.BENCH_ROLE === 'server') {
   const serving = await serve(system, {jobs: false})
   const server = serving.server
   const memory = peakRss()
-  process.send({url: server.url, sk, pk, seedS, userIds, stamps})
+  process.send({url: server.url, sk, pk, seedS, userIds, userRefs, stamps})
   stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop()})})
 } else {
   await measure()
@@ -84,7 +86,7 @@ if (process.env.BENCH_ROLE === 'server') {
 async function measure() {
   const child = fork(fileURLToPath(import.meta.url), {env: {...process.env, BENCH_ROLE: 'server'}})
   const next = () => new Promise((resolve) => child.once('message', resolve))
-  const {url, sk, pk, seedS, userIds, stamps} = await next()
+  const {url, sk, pk, seedS, userIds, userRefs, stamps} = await next()
   const pick = (list) => list[Math.floor(Math.random() * list.length)]
   const n = () => Math.floor(Math.random() * COUNT)
   let serial = 0
@@ -99,6 +101,10 @@ async function measure() {
     beaconGet: get(() => `/v1/beacons/bench/b-${n()}`),
     beaconList: get(() => `/v1/beacons?limit=100&createdBefore=${pick(stamps.beacons.slice(100))}`),
     eventList: get(() => `/v1/events?limit=100&createdBefore=${pick(stamps.events.slice(100))}`),
+    // one user's events or trips among 100,000: through the user's index, not a walk of the table
+    eventsOfUser: get(() => `/v1/events?limit=100&userId=${pick(userIds)}`),
+    eventsOfUserRef: get(() => `/v1/events?limit=100&userId=${pick(userRefs)}`),
+    tripsOfUser: get(() => `/v1/trips?limit=100&userId=${pick(userIds)}`),
     usersInside: {path: '/v1/geofences/bench/inside/users?limit=100'},
     tripCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/trips',
       body: JSON.stringify({externalId: `new-${serial++}`, userId: pick(userIds), mode: 'bike', metadata: {items: 2}})})},
@@ -114,7 +120,7 @@ async function measure() {
   for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList']) await run(requests[name], LATENCY, 1) // warm up
 
   const r = {}
-  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList']) r[name] = await run(requests[name], LATENCY)
+  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList', 'eventsOfUser', 'eventsOfUserRef', 'tripsOfUser']) r[name] = await run(requests[name], LATENCY)
   r.usersInside = await run(requests.usersInside, LATENCY)
   // a page of users inside a geofence walks them all, 1,000 a statement: what it leaves other clients
   ;[r.healthBeside] = await Promise.all([run(requests.health, LATENCY), run(requests.usersInside, 4)])
@@ -139,6 +145,9 @@ async function measure() {
   latency('beacon get by tag/externalId', r.beaconGet, 2)
   latency('beacons list of 100', r.beaconList, 10)
   latency('events list of 100', r.eventList, 10)
+  latency('events of one user by userId', r.eventsOfUser, 10)
+  latency('events of one user by _id', r.eventsOfUserRef, 10)
+  latency('trips of one user by userId', r.tripsOfUser, 10)
   rows.push({name: `users inside a geofence (${(COUNT / 1000).toLocaleString('en-US')} of ${COUNT.toLocaleString('en-US')}) p50 / p99`, value: `${r.usersInside.p50} / ${r.usersInside.p99}`, unit: 'ms'})
   rows.push({name: 'GET /health beside 4 of those p50 / p99', value: `${r.healthBeside.p50} / ${r.healthBeside.p99}`, unit: 'ms'})
   rows.push({name: `GET /health (${THROUGHPUT} conn) req/s`, value: r.healthBusy.rps})

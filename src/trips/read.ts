@@ -1,5 +1,6 @@
+import {sql} from 'kysely'
 import type {Store} from '../store/db.js'
-import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import type {UserRow} from '../users/json.js'
 import {type TripLocationRow, type TripRow, tripJson} from './json.js'
 import type {TripStatus} from './status.js'
@@ -27,16 +28,30 @@ export interface TripFilters {
   sortBy: 'createdAt' | 'updatedAt'
 }
 
+/**
+ * A user's trips are read through the user's index, named: left to choose, SQLite walks every trip
+ * in the page's order (34 ms a page among 100k trips) rather than sort the user's few.
+ */
+const tripsThrough = (store: Store, index?: 'trips_live_user_id' | 'trips_user_ref') =>
+  store.db.selectFrom(index ? (sql`trips INDEXED BY ${sql.raw(index)}` as unknown as 'trips') : 'trips')
+
 export function listTrips(store: Store, live: boolean, filters: TripFilters, page: PageQuery): Page<TripRow> {
-  let q = store.db.selectFrom('trips').selectAll().where('live', '=', env(live))
-  if (filters.status?.length) q = q.where('status', 'in', filters.status)
-  if (filters.destinationGeofenceTag !== undefined) q = q.where('destination_geofence_tag', '=', filters.destinationGeofenceTag)
-  if (filters.destinationGeofenceExternalId !== undefined) q = q.where('destination_geofence_external_id', '=', filters.destinationGeofenceExternalId)
-  if (filters.externalId?.length) q = q.where('external_id', 'in', filters.externalId)
+  const trips = (index?: 'trips_live_user_id' | 'trips_user_ref') => {
+    let q = tripsThrough(store, index).selectAll().where('live', '=', env(live))
+    if (filters.status?.length) q = q.where('status', 'in', filters.status)
+    if (filters.destinationGeofenceTag !== undefined) q = q.where('destination_geofence_tag', '=', filters.destinationGeofenceTag)
+    if (filters.destinationGeofenceExternalId !== undefined) q = q.where('destination_geofence_external_id', '=', filters.destinationGeofenceExternalId)
+    if (filters.externalId?.length) q = q.where('external_id', 'in', filters.externalId)
+    if (filters.delayed !== undefined) q = q.where('delayed', '=', filters.delayed ? 1 : 0)
+    return q
+  }
+  const sortBy = filters.sortBy === 'createdAt' ? 'created_at' : 'updated_at'
   const userId = filters.userId
-  if (userId !== undefined) q = q.where((eb) => eb.or([eb('user_id', '=', userId), eb('user_ref', '=', userId)]))
-  if (filters.delayed !== undefined) q = q.where('delayed', '=', filters.delayed ? 1 : 0)
-  return fetchPage(q, page, filters.sortBy === 'createdAt' ? 'created_at' : 'updated_at')
+  if (userId === undefined) return fetchPage(trips(), page, sortBy)
+  return fetchMergedPage([
+    trips('trips_live_user_id').where('user_id', '=', userId),
+    trips('trips_user_ref').where('user_ref', '=', userId).where((eb) => eb.or([eb('user_id', 'is', null), eb('user_id', '!=', userId)])),
+  ], page, sortBy)
 }
 
 /** Travelled points of each trip, oldest first. */

@@ -285,6 +285,22 @@ describe('GET /v1/trips', () => {
     expect((await s.call('GET', '/v1/trips?limit=1000', {key: s.keys.testSk})).status).toBe(200)
   })
 
+  it("pages one user's trips newest first, with other filters, through the user's index", async () => {
+    for (const externalId of ['r1', 'r2', 'r3']) await create({externalId, userId: 'rider', metadata: {n: externalId}})
+    await update('r1', {status: 'started'})
+    try {
+      expect(await ids('?userId=rider')).toEqual(['r1', 'r3', 'r2'])
+      expect(await ids('?userId=rider&sortBy=createdAt')).toEqual(['r3', 'r2', 'r1'])
+      expect(await ids('?userId=rider&status=pending')).toEqual(['r3', 'r2'])
+      const first = await s.call('GET', '/v1/trips?userId=rider&limit=2', {key: s.keys.testSk})
+      expect(first.body.trips.map((trip: any) => trip.externalId)).toEqual(['r1', 'r3'])
+      expect(first.body.meta.hasMore).toBe(true)
+      expect(await ids(`?userId=rider&updatedBefore=${encodeURIComponent(first.body.trips[1].updatedAt)}`)).toEqual(['r2'])
+    } finally {
+      write(s.store, (tx) => tx.run(s.store.db.deleteFrom('trips').where('user_id', '=', 'rider')))
+    }
+  })
+
   it('keeps test and live apart', async () => {
     const live = await s.call('GET', '/v1/trips', {key: s.keys.liveSk})
     expect(live.body.trips.map((trip: any) => [trip.externalId, trip.live])).toEqual([['live', true]])
