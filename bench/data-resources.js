@@ -105,6 +105,7 @@ async function measure() {
     eventsOfUser: get(() => `/v1/events?limit=100&userId=${pick(userIds)}`),
     eventsOfUserRef: get(() => `/v1/events?limit=100&userId=${pick(userRefs)}`),
     tripsOfUser: get(() => `/v1/trips?limit=100&userId=${pick(userIds)}`),
+    tripsNamed: get(() => `/v1/trips?limit=100&externalId=order-${n()},order-${n()}`),
     usersInside: {path: '/v1/geofences/bench/inside/users?limit=100'},
     tripCreate: {method: 'POST', setupRequest: (req) => ({...req, headers: {...req.headers, authorization: pk}, path: '/v1/trips',
       body: JSON.stringify({externalId: `new-${serial++}`, userId: pick(userIds), mode: 'bike', metadata: {items: 2}})})},
@@ -120,7 +121,7 @@ async function measure() {
   for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList']) await run(requests[name], LATENCY, 1) // warm up
 
   const r = {}
-  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList', 'eventsOfUser', 'eventsOfUserRef', 'tripsOfUser']) r[name] = await run(requests[name], LATENCY)
+  for (const name of ['health', 'userGet', 'userList', 'tripGet', 'tripList', 'tripListFiltered', 'beaconGet', 'beaconList', 'eventList', 'eventsOfUser', 'eventsOfUserRef', 'tripsOfUser', 'tripsNamed']) r[name] = await run(requests[name], LATENCY)
   r.usersInside = await run(requests.usersInside, LATENCY)
   // a page of users inside a geofence walks them all, 1,000 a statement: what it leaves other clients
   ;[r.healthBeside] = await Promise.all([run(requests.health, LATENCY), run(requests.usersInside, 4)])
@@ -148,6 +149,7 @@ async function measure() {
   latency('events of one user by userId', r.eventsOfUser, 10)
   latency('events of one user by _id', r.eventsOfUserRef, 10)
   latency('trips of one user by userId', r.tripsOfUser, 10)
+  latency('trips list by 2 externalIds', r.tripsNamed, 10)
   rows.push({name: `users inside a geofence (${(COUNT / 1000).toLocaleString('en-US')} of ${COUNT.toLocaleString('en-US')}) p50 / p99`, value: `${r.usersInside.p50} / ${r.usersInside.p99}`, unit: 'ms'})
   rows.push({name: 'GET /health beside 4 of those p50 / p99', value: `${r.healthBeside.p50} / ${r.healthBeside.p99}`, unit: 'ms'})
   rows.push({name: `GET /health (${THROUGHPUT} conn) req/s`, value: r.healthBusy.rps})

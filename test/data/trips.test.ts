@@ -285,7 +285,7 @@ describe('GET /v1/trips', () => {
     expect((await s.call('GET', '/v1/trips?limit=1000', {key: s.keys.testSk})).status).toBe(200)
   })
 
-  it("pages one user's trips newest first, with other filters, through the user's index", async () => {
+  it("pages one user's, one status's and named trips newest first, with other filters, through their indexes", async () => {
     for (const externalId of ['r1', 'r2', 'r3']) await create({externalId, userId: 'rider', metadata: {n: externalId}})
     await update('r1', {status: 'started'})
     try {
@@ -296,6 +296,14 @@ describe('GET /v1/trips', () => {
       expect(first.body.trips.map((trip: any) => trip.externalId)).toEqual(['r1', 'r3'])
       expect(first.body.meta.hasMore).toBe(true)
       expect(await ids(`?userId=rider&updatedBefore=${encodeURIComponent(first.body.trips[1].updatedAt)}`)).toEqual(['r2'])
+      // statuses and externalIds read their own index branches, merged in order
+      expect(await ids('?status=started,pending')).toEqual(['r1', 'r3', 'r2', 'a', 'b'])
+      const pending = await s.call('GET', '/v1/trips?status=pending&limit=2', {key: s.keys.testSk})
+      expect(pending.body.trips.map((trip: any) => trip.externalId)).toEqual(['r3', 'r2'])
+      expect(pending.body.meta.hasMore).toBe(true)
+      expect(await ids(`?status=pending&updatedBefore=${encodeURIComponent(pending.body.trips[1].updatedAt)}`)).toEqual(['b'])
+      expect(await ids('?externalId=r2,a,r2,nope&sortBy=createdAt')).toEqual(['r2', 'a'])
+      expect(await ids('?externalId=r1,r2&status=started')).toEqual(['r1'])
     } finally {
       write(s.store, (tx) => tx.run(s.store.db.deleteFrom('trips').where('user_id', '=', 'rider')))
     }
