@@ -2,7 +2,7 @@ import {CompiledQuery, type Insertable, type Selectable, sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
-import {allOf, fetchPage, inChunks, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
+import {fetchPage, mergedNewestFirst, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
 import {type Tx, write} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -159,14 +159,7 @@ function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: G
     }
     return newestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
   })
-  return pageOf(reads.length === 1 ? reads[0] : merged(reads), page.limit)
-}
-
-/** The reads of a value that matches as text and as a number, merged in list order. */
-async function* merged(reads: Array<AsyncIterable<GeofenceRow[]>>): AsyncGenerator<GeofenceRow[]> {
-  const rows = (await Promise.all(reads.map(allOf))).flat()
-  rows.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? 1 : -1) : a.updated_at < b.updated_at ? 1 : -1))
-  yield* inChunks(rows)
+  return pageOf(reads.length === 1 ? reads[0] : mergedNewestFirst(reads, 'updated_at'), page.limit)
 }
 
 /** Index entries a selectivity probe counts at most per filter (~0.5 ms each). */

@@ -41,13 +41,17 @@ export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<
 export function fetchMergedPage<O>(queries: Array<SelectQueryBuilder<any, any, O>>, page: PageQuery, sortBy: Sortable): Page<O> {
   if (queries.length === 1) return fetchPage(queries[0], page, sortBy)
   const order = {sort: sortBy, id: 'id', rowSort: sortBy}
-  async function* merged(): AsyncGenerator<O[]> {
-    const reads = await Promise.all(queries.map((q) => allOf(newestFirst(withinCursors(q, page), page.limit + 1, order))))
-    const rows = reads.flat() as Array<O & Record<string, string>>
-    rows.sort((a, b) => (a[sortBy] !== b[sortBy] ? (a[sortBy] < b[sortBy] ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    yield* inChunks(rows.slice(0, page.limit + 1))
-  }
-  return pageOf(merged(), page.limit)
+  return pageOf(mergedNewestFirst(queries.map((q) => newestFirst(withinCursors(q, page), page.limit + 1, order)), sortBy), page.limit)
+}
+
+/** Reads whose rows never overlap, each newest first by (`sortBy`, `id`), as one such read. */
+export async function* mergedNewestFirst<O>(reads: Array<AsyncIterable<O[]>>, sortBy: string): AsyncGenerator<O[]> {
+  const rows = (await Promise.all(reads.map(allOf))).flat() as Array<O & Record<string, unknown>>
+  rows.sort((a, b) => {
+    const x = a[sortBy] as string, y = b[sortBy] as string
+    return x !== y ? (x < y ? 1 : -1) : (a.id as string) < (b.id as string) ? 1 : -1
+  })
+  yield* inChunks(rows)
 }
 
 /** `query` bounded by the page's `createdBefore`/`createdAfter`/`updatedBefore`/`updatedAfter`. */
