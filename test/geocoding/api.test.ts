@@ -3,10 +3,9 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {autocomplete} from '../../src/geocoding/search.js'
-import {importOsm} from '../../src/osm/index.js'
 import {setSetting} from '../../src/project/settings.js'
 import {expectInvalidParameter, startTestServer, type TestServer} from '../helpers.js'
-import {MONACO, fixture} from '../osm/helpers.js'
+import {importServed, MONACO, fixture} from '../osm/helpers.js'
 
 let server: TestServer
 let pk: string
@@ -15,9 +14,9 @@ const get = (path: string, headers: Record<string, string> = {}) => server.call(
 beforeAll(async () => {
   server = await startTestServer()
   pk = server.keys.testPk
-  await importOsm(MONACO, {dataDir: server.dataDir})
-  await importOsm(fixture('liechtenstein.osm.pbf'), {dataDir: server.dataDir, add: true})
-  await importOsm(fixture('gozo-mt.osm.pbf'), {dataDir: server.dataDir, add: true})
+  await importServed(server, MONACO)
+  await importServed(server, fixture('liechtenstein.osm.pbf'), {add: true})
+  await importServed(server, fixture('gozo-mt.osm.pbf'), {add: true})
 }, 120_000)
 afterAll(() => server?.stop())
 

@@ -1,7 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {importOsm} from '../../src/osm/index.js'
 import {expectInvalidParameter, seededQueries, startTestServer, type TestServer} from '../helpers.js'
-import {MONACO, fixture} from '../osm/helpers.js'
+import {importServed, MONACO, fixture} from '../osm/helpers.js'
 
 let server: TestServer
 const validate = (query: Record<string, string>) =>
@@ -9,8 +8,8 @@ const validate = (query: Record<string, string>) =>
 
 beforeAll(async () => {
   server = await startTestServer()
-  await importOsm(fixture('baltimore-md-us.osm.pbf'), {dataDir: server.dataDir})
-  await importOsm(MONACO, {dataDir: server.dataDir, add: true})
+  await importServed(server, fixture('baltimore-md-us.osm.pbf'))
+  await importServed(server, MONACO, {add: true})
 }, 120_000)
 afterAll(() => server?.stop())
 

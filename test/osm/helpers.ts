@@ -5,6 +5,8 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll} from 'vitest'
 import {readManifest, regionFile} from '../../src/map/index.js'
+import {importOsm} from '../../src/osm/index.js'
+import type {System} from '../../src/system.js'
 
 export const MONACO = path.resolve('data/monaco.osm.pbf')
 /** Copies of small extracts from the shared data set (see test/fixtures/osm/README.md). */
@@ -46,3 +48,15 @@ export function snapshot(dataDir: string): Record<string, string> {
 }
 
 export const count = (db: Database.Database, sql: string, ...params: unknown[]) => (db.prepare(sql).pluck().get(...params) as number)
+
+/**
+ * Imports into a running server's data dir and waits until the server serves every region of the
+ * new manifest: it looks at the manifest at most once a second (map/mapdata.ts), so a look during
+ * the import leaves the new region unseen for up to that long.
+ */
+export async function importServed(server: {dataDir: string; system: System}, file: string, options: Omit<Parameters<typeof importOsm>[1], 'dataDir'> = {}): Promise<void> {
+  await importOsm(file, {...options, dataDir: server.dataDir})
+  const want = Object.keys(readManifest(server.dataDir).regions).sort().join()
+  const deadline = Date.now() + 5000
+  while (server.system.map.regions().map((r) => r.name).sort().join() !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+}

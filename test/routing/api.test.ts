@@ -2,16 +2,15 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import polyline from '@mapbox/polyline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {haversine} from '../../src/osm/geom.js'
-import {importOsm} from '../../src/osm/index.js'
 import {LANGS} from '../../src/routing/steps.js'
 import {startTestServer, type TestServer} from '../helpers.js'
-import {MONACO} from '../osm/helpers.js'
+import {importServed, MONACO} from '../osm/helpers.js'
 
 let server: TestServer
 let pk: string
 beforeAll(async () => {
   server = await startTestServer()
-  await importOsm(MONACO, {dataDir: server.dataDir})
+  await importServed(server, MONACO)
   pk = server.keys.testPk
 }, 60_000)
 afterAll(() => server?.stop())

@@ -1,7 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {importOsm} from '../../src/osm/index.js'
 import {setSettings} from '../../src/project/settings.js'
-import {MONACO} from '../osm/helpers.js'
+import {importServed, MONACO} from '../osm/helpers.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 describe('places on track (imported Monaco POIs)', () => {
@@ -9,11 +8,7 @@ describe('places on track (imported Monaco POIs)', () => {
   let poi: {osm_type: string; osm_id: number; name: string; category: string; lon: number; lat: number}
   beforeAll(async () => {
     server = await startTestServer()
-    await importOsm(MONACO, {dataDir: server.dataDir})
-    // the server looks at the manifest at most once a second (map/mapdata.ts): a look during the
-    // import leaves the region unseen for up to that long
-    const deadline = Date.now() + 5000
-    while (!server.system.map.db('monaco') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    await importServed(server, MONACO)
     const db = server.system.map.db('monaco')!
     // a point POI with no other POI within 120 m, so it is the only candidate
     const points = db.prepare('SELECT osm_type, osm_id, name, category, lon, lat FROM places WHERE footprint IS NULL ORDER BY id').all() as typeof poi[]

@@ -1,7 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {importOsm} from '../../src/osm/index.js'
 import {expectInvalidParameter, seededQueries, startTestServer, type TestServer} from '../helpers.js'
-import {MONACO} from '../osm/helpers.js'
+import {importServed, MONACO} from '../osm/helpers.js'
 
 let s: TestServer
 const [LAT, LNG] = [43.7384, 7.4246]
@@ -18,7 +17,7 @@ const ids = (body: {users: {userId: string}[]}) => body.users.map((u) => u.userI
 
 beforeAll(async () => {
   s = await startTestServer()
-  await importOsm(MONACO, {dataDir: s.dataDir})
+  await importServed(s, MONACO)
   await track('here', LAT, LNG, {team: 'a', level: 3, vip: true})
   await track('north-300', LAT + 300 * M, LNG, {team: 'b', level: '3'})
   await track('east-900', LAT, LNG + 900 * LNG_M)
