@@ -30,8 +30,12 @@ const CHUNK_ROWS = 50
  * `limit` so `hasMore` needs no COUNT. Tables must have `created_at` and `updated_at`.
  */
 export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery, sortBy: Sortable = 'updated_at'): Page<O> {
-  return pageOf(newestFirst(withinCursors(query, page), page.limit + 1, {sort: sortBy, id: 'id', rowSort: sortBy}), page.limit)
+  return pageOf(pageRows(query, page, sortBy), page.limit)
 }
+
+/** The rows a page of `query` may take: within its cursors, newest first, one more than `limit`. */
+const pageRows = <O>(query: SelectQueryBuilder<any, any, O>, page: PageQuery, sortBy: Sortable) =>
+  newestFirst(withinCursors(query, page), page.limit + 1, {sort: sortBy, id: 'id'})
 
 /**
  * `fetchPage` over queries whose rows never overlap, each read newest first through its own index
@@ -40,8 +44,7 @@ export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<
  */
 export function fetchMergedPage<O>(queries: Array<SelectQueryBuilder<any, any, O>>, page: PageQuery, sortBy: Sortable): Page<O> {
   if (queries.length === 1) return fetchPage(queries[0], page, sortBy)
-  const order = {sort: sortBy, id: 'id', rowSort: sortBy}
-  return pageOf(mergedNewestFirst(queries.map((q) => newestFirst(withinCursors(q, page), page.limit + 1, order)), sortBy), page.limit)
+  return pageOf(mergedNewestFirst(queries.map((q) => pageRows(q, page, sortBy)), sortBy), page.limit)
 }
 
 /** Reads whose rows never overlap, each newest first by (`sortBy`, `id`), as one such read. */
@@ -95,9 +98,9 @@ export interface ReadOrder {
 
 /**
  * Up to `count` rows of `query` ordered by (`sort`, `id`) descending, read `chunkRows` (default
- * CHUNK_ROWS) at a time with a keyset bound (the indexes serve row-value comparisons), a turn of the event loop between
- * reads, and only as the consumer asks for them. Rows written between two reads show as they would
- * between two pages.
+ * CHUNK_ROWS) at a time with a keyset bound (the indexes serve row-value comparisons), a turn of
+ * the event loop between reads, and only as the consumer asks for them. Rows written between two
+ * reads show as they would between two pages.
  */
 export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder, chunkRows = CHUNK_ROWS): AsyncGenerator<O[]> {
   const rowSort = order.rowSort ?? order.sort

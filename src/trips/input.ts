@@ -1,5 +1,4 @@
 import {z} from 'zod'
-import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, datetime, list, metadata, num, TEXT_MAX} from '../validate.js'
 import {TRIP_STATUSES, UPDATE_STATUSES, type TripStatus} from './status.js'

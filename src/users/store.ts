@@ -1,4 +1,4 @@
-import {CompiledQuery, type Insertable} from 'kysely'
+import type {Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
