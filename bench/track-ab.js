@@ -5,8 +5,10 @@
 // 150 rounds read 0.976-0.991 (B, the second store, gains a little): trust a B/A beyond ~5 %.
 // B differs by SQL run on its copy (BENCH_B_SQL="DROP INDEX x;PRAGMA y") or by code that reads
 // `globalThis.benchB` (true while B's tracks run). Prints µs per track p50/p99 over the
-// batches for each, the median of the batches' B/A ratios, and peak RSS.
-import {cpSync, mkdtempSync, rmSync} from 'node:fs'
+// batches for each, the median of the batches' B/A ratios, and peak RSS. BENCH_PROFILE=dir writes a
+// cpuprofile of the measured rounds alone (seeding and warm-up left out).
+import {cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {Session} from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import {loadConfig} from '../dist/config/index.js'
@@ -68,6 +70,12 @@ for (let i = 0; i < 5; i++) {
 }
 for (const v of [a, b]) v.system.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
 
+const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
+if (profiler) {
+  profiler.connect()
+  await profiler.post('Profiler.enable')
+  await profiler.post('Profiler.start')
+}
 const ratios = []
 for (let r = 0; r < ROUNDS; r++) {
   const batch = fixes(BATCH)
@@ -77,6 +85,11 @@ for (let r = 0; r < ROUNDS; r++) {
     v.us.push(((performance.now() - start) * 1000) / BATCH)
   }
   ratios.push(b.us[r] / a.us[r])
+}
+if (profiler) {
+  const {profile} = await profiler.post('Profiler.stop')
+  mkdirSync(process.env.BENCH_PROFILE, {recursive: true})
+  writeFileSync(path.join(process.env.BENCH_PROFILE, `track-ab-${SIZE}.cpuprofile`), JSON.stringify(profile))
 }
 const sorted = (values) => [...values].sort((x, y) => x - y)
 const row = (v) => ({name: `${v.name} µs per track p50 / p99`, value: `${percentile(sorted(v.us), 50).toFixed(1)} / ${percentile(sorted(v.us), 99).toFixed(1)}`, unit: 'µs'})
