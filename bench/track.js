@@ -4,8 +4,11 @@
 // in process (accuracy-disc evaluations/s), peak RSS and start-up time at each size. Beside each
 // size, GET /v1/config on the same server in the same run (same key check and limiter, no work).
 // All sizes' servers run at once and take turns in rounds (BENCH_ROUNDS of BENCH_SECONDS each), so
-// the scaling ratio compares sizes measured seconds apart, not minutes.
+// the scaling ratio compares sizes measured seconds apart, not minutes. BENCH_WORKERS=N serves each
+// size as `loc serve --workers N` does (N cluster processes on one port and one store).
 import {fork} from 'node:child_process'
+import cluster from 'node:cluster'
+import {createServer} from 'node:net'
 import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -26,10 +29,25 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 
-if (process.env.BENCH_ROLE === 'server') {
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1)
+const serverConfig = (dataDir, port) => loadConfig({env: {}, overrides: {dataDir, port, logLevel: 'silent', rateLimits: {track: 1e9, config: 1e9}}})
+
+if (cluster.isWorker) {
+  // BENCH_WORKERS=N: one of the N processes of `loc serve --workers N`, sharing the port and the store
+  const system = await openSystem(serverConfig(process.env.BENCH_DATA_DIR, Number(process.env.BENCH_PORT)), {log: createLogger('silent')})
+  geofenceEngine(system.store)
+  const serving = await serve(system, {jobs: false})
+  process.send('listening')
+  process.on('message', async (message) => {
+    if (message !== 'stop') return
+    await serving.stop()
+    await system.close()
+    process.exit(0)
+  })
+} else if (process.env.BENCH_ROLE === 'server') {
   const count = Number(process.env.BENCH_SIZE)
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-track-'))
-  const config = loadConfig({env: {}, overrides: {dataDir, port: 0, logLevel: 'silent', rateLimits: {track: 1e9, config: 1e9}}})
+  const config = serverConfig(dataDir, 0)
   let system = await openSystem(config, {log: createLogger('silent')})
   const {key} = createKey(system.store, 'publishable', 'test')
   write(system.store, (tx) => {
@@ -61,7 +79,7 @@ if (process.env.BENCH_ROLE === 'server') {
   }
   const engineRate = evaluations / ((performance.now() - engineStart) / 1000)
 
-  const serving = await serve(system, {jobs: false})
+  const serving = WORKERS > 1 ? await serveWorkers(dataDir) : await serve(system, {jobs: false})
   process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
   const rowsIn = (table) => system.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get().n
   let eventsBefore = 0
@@ -163,7 +181,7 @@ async function finish(server) {
   const p99s = rounds.map((r) => r.p99).sort((a, b) => a - b)
   const big = size >= 100_000
   const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
-  report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own`, [
+  report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own${WORKERS > 1 ? ` (${WORKERS} workers)` : ''}`, [
     {name: 'POST /v1/track tracks/s', value: Math.round(rps), target: big ? '≥ 3,000/s' : undefined, ok: big ? rps >= 3000 : undefined},
     {name: 'POST /v1/track p50 / p99', value: `${ms(50)} / ${ms(99)}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? ms(99) <= 25 : undefined},
     {name: 'p99 per round (min – max)', value: `${p99s[0]} – ${p99s[p99s.length - 1]}`, unit: 'ms'},
@@ -173,7 +191,27 @@ async function finish(server) {
     {name: 'geofences touched per fix', value: hitsPerFix},
     {name: 'events per track', value: (events / total).toFixed(2)},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
-    {name: 'server peak RSS', value: peakMb, unit: 'MB'},
+    {name: WORKERS > 1 ? 'peak RSS of the primary (workers not counted)' : 'server peak RSS', value: peakMb, unit: 'MB'},
   ])
   return {size, label, rps, rounds}
+}
+
+/** `loc serve --workers N` as the CLI runs it: N cluster processes listening on one port. */
+async function serveWorkers(dataDir) {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const {port} = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+  cluster.setupPrimary({exec: fileURLToPath(import.meta.url)})
+  const workers = Array.from({length: WORKERS}, () => cluster.fork({BENCH_DATA_DIR: dataDir, BENCH_PORT: String(port)}))
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))))
+  return {
+    server: {url: `http://127.0.0.1:${port}`},
+    stop: () => Promise.all(workers.map((w) => new Promise((resolve) => {
+      w.once('exit', resolve)
+      w.send('stop')
+    }))),
+  }
 }
