@@ -11,7 +11,9 @@ export interface ErrorBody {
 /** Anything thrown, as a refusal: body-parser's failures by their type, anything unknown a 500. */
 export function toRefusal(error: unknown, bodyLimitBytes: number): Refusal {
   if (isRefusal(error)) return error
-  const {type, status, message} = (error ?? {}) as {type?: string; status?: number; message?: string}
+  const {type, status, message, code} = (error ?? {}) as {type?: string; status?: number; message?: string; code?: string}
+  // another connection held the write lock past the busy timeout: nothing was written
+  if (code === 'SQLITE_BUSY') return refuse.storeBusy()
   if (type === 'entity.too.large') return refuse.bodyTooLarge(`must be at most ${bodyLimitBytes} bytes`)
   if (type === 'parameters.too.many') return refuse.bodyTooLarge(`must have at most ${FORM_FIELDS_MAX} form fields`)
   if (type === 'entity.parse.failed') return refuse.malformedBody()

@@ -1,5 +1,5 @@
 import type {Store} from '../store/db.js'
-import {write} from '../store/write.js'
+import {write, writeGrouped} from '../store/write.js'
 
 /** `YYYY-MM` of a time, UTC: quotas run per calendar month. */
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7)
@@ -56,14 +56,35 @@ export function createUsageMeter(store: Store, options: {flushMs?: number; now?:
     stored = stored.map((n, live) => n + pending[live])
     pending = [0, 0]
   }
-  const timer = setInterval(flush, options.flushMs ?? 1000)
+  // counts handed to a grouped write that has not committed yet
+  let writing = [0, 0]
+  // the timer's flush waits in the event loop while another process holds the write lock (a CLI
+  // import): a blocking write would stall every request for up to the busy timeout, each second
+  const flushSoon = () => {
+    if (pending[0] === 0 && pending[1] === 0) return
+    const counts = pending, at = pendingMonth
+    pending = [0, 0]
+    writing = writing.map((n, live) => n + counts[live])
+    const settled = () => (writing = writing.map((n, live) => n - counts[live]))
+    writeGrouped(store, () => {
+      for (const live of [0, 1]) if (counts[live]) add.run(live, at, counts[live])
+    }).then(() => {
+      settled()
+      if (at === month) stored = stored.map((n, live) => n + counts[live])
+    }, () => {
+      // still locked past the busy timeout: the counts go with the next flush
+      settled()
+      if (at === pendingMonth) pending = pending.map((n, live) => n + counts[live])
+    })
+  }
+  const timer = setInterval(flushSoon, options.flushMs ?? 1000)
   timer.unref()
 
   return {
     used(live) {
       rollover()
       const i = live ? 1 : 0
-      return stored[i] + pending[i]
+      return stored[i] + writing[i] + pending[i]
     },
     count(live) {
       rollover()

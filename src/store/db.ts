@@ -21,6 +21,9 @@ export interface Store {
 
 export const STORE_FILE = 'loc.db'
 
+/** How long a write waits for another connection's write lock (another worker, a CLI import) before failing. */
+export const BUSY_TIMEOUT_MS = 5000
+
 /** Opens (creating if needed) `<dataDir>/loc.db` in WAL mode and runs pending migrations. */
 export async function openStore(dataDir: string, options: {migrate?: boolean} = {}): Promise<Store> {
   mkdirSync(dataDir, {recursive: true})
@@ -29,7 +32,7 @@ export async function openStore(dataDir: string, options: {migrate?: boolean} = 
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   const statement = statementCache(sqlite)
   if (options.migrate !== false) {
     const result = await migrate(sqlite)

@@ -1,5 +1,5 @@
 import {type Compilable, type CompiledQuery, isCompilable, type RawBuilder} from 'kysely'
-import type {Store} from './db.js'
+import {BUSY_TIMEOUT_MS, type Store} from './db.js'
 
 /** A statement built with kysely (query builder or `sql` template), or compiled already. */
 export type Query<R = unknown> = Compilable<R> | RawBuilder<R> | CompiledQuery<R>
@@ -38,11 +38,19 @@ interface Pending {
 }
 
 const queues = new WeakMap<Store, Pending[]>()
+/** When the queued batch first found the write lock taken (absent while it has not). */
+const waitingSince = new WeakMap<Store, number>()
 
 /**
  * Group commit: `fn` joins the writes queued in this turn of the event loop, all committed in one
  * transaction (one WAL sync for many requests), each inside its own savepoint so one that throws
  * rolls back alone. The promise settles after the commit, so an answer sent then is durable.
+ *
+ * While another connection holds the write lock (a worker of `serve --workers`, a CLI import), the
+ * batch waits in the event loop, not in SQLite's busy handler, which sleeps the whole process
+ * (1 ms, growing to 100 ms a sleep) so that no other request is read or answered meanwhile; writes
+ * that arrive during the wait join the batch. After `BUSY_TIMEOUT_MS` the batch fails as a
+ * blocking write would.
  */
 export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -55,13 +63,18 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
   })
 }
 
+const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
+
 function flush(store: Store): void {
   const batch = queues.get(store) ?? []
   queues.delete(store)
   const outcomes = batch.map(() => ({ok: false, value: undefined as unknown, error: undefined as unknown, hooks: [] as Array<() => void>}))
+  let began = false
   try {
     if (store.sqlite.inTransaction) throw new Error('group commit found a transaction open on the connection')
+    store.statement('PRAGMA busy_timeout = 0').get()
     store.sqlite.transaction(() => {
+      began = true
       batch.forEach((item, i) => {
         const outcome = outcomes[i]
         try {
@@ -74,11 +87,28 @@ function flush(store: Store): void {
       })
     }).immediate()
   } catch (error) {
+    const since = waitingSince.get(store) ?? Date.now()
+    if (!began && isBusy(error) && Date.now() - since < BUSY_TIMEOUT_MS) {
+      waitLocked(store, batch, since)
+      return
+    }
     // the commit itself failed: nothing of the batch is stored
     for (const outcome of outcomes) Object.assign(outcome, {ok: false, error: outcome.error ?? error})
+  } finally {
+    if (store.sqlite.open) store.statement(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).get()
   }
+  waitingSince.delete(store)
   committed(store, outcomes.flatMap((o) => (o.ok ? o.hooks : [])))
   batch.forEach((item, i) => (outcomes[i].ok ? item.resolve(outcomes[i].value) : item.reject(outcomes[i].error)))
+}
+
+/** Puts a batch that found the write lock taken back at the head of the queue, to try again in a millisecond. */
+function waitLocked(store: Store, batch: Pending[], since: number): void {
+  waitingSince.set(store, since)
+  const queued = queues.get(store)
+  queues.set(store, [...batch, ...(queued ?? [])])
+  // writes queued since have a flush of their own coming; a lone batch waits for the next timer
+  if (!queued) setTimeout(() => flush(store), 1)
 }
 
 function committed(store: Store, hooks: Array<() => void>): void {

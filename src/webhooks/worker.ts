@@ -112,6 +112,12 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       forgetIdle()
     }
     const done = completions.splice(0)
+    // nothing to record and no webhook to serve (most stores): no write transaction, so no wait
+    // behind another process's write lock (a CLI import) that would stall this one
+    if (!done.length && (stopping || enabledWebhooks(store).length === 0)) {
+      if (!stopping) arm(now + options.pollMs)
+      return
+    }
     let claims: Claim[] = []
     try {
       claims = write(store, (tx) => {

@@ -1,4 +1,5 @@
 import {rmSync} from 'node:fs'
+import Database from 'better-sqlite3'
 import {afterAll, describe, expect, it} from 'vitest'
 import {createUsageMeter} from '../../src/project/usage.js'
 import {openStore} from '../../src/store/db.js'
@@ -29,6 +30,30 @@ describe('usage meter', () => {
       {live: 1, month: '2026-11', requests: 1},
       {live: 0, month: '2026-12', requests: 1},
     ])
+    await store.close()
+  })
+
+  it('flushes on its timer without blocking while another process holds the write lock, and loses no count', async () => {
+    const store = await openStore(tempDir())
+    const meter = createUsageMeter(store, {flushMs: 20})
+    const other = new Database(store.file)
+    other.exec('BEGIN IMMEDIATE')
+    for (let i = 0; i < 5; i++) meter.count(false)
+    let ticks = 0
+    const ticking = setInterval(() => ticks++, 5)
+    await new Promise((r) => setTimeout(r, 300))
+    // timers kept running: the flush waits in the event loop, not in SQLite's busy handler
+    expect(ticks).toBeGreaterThan(20)
+    expect(meter.used(false)).toBe(5)
+    other.exec('COMMIT')
+    await new Promise((r) => setTimeout(r, 100))
+    clearInterval(ticking)
+    expect(store.sqlite.prepare('SELECT requests FROM usage WHERE live = 0').pluck().get()).toBe(5)
+    expect(meter.used(false)).toBe(5)
+    meter.count(false)
+    meter.close()
+    expect(store.sqlite.prepare('SELECT requests FROM usage WHERE live = 0').pluck().get()).toBe(6)
+    other.close()
     await store.close()
   })
 })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import {Kysely, SqliteDialect, sql} from 'kysely'
 import {beforeEach, describe, expect, it} from 'vitest'
-import type {Store} from '../../src/store/db.js'
+import {BUSY_TIMEOUT_MS, type Store} from '../../src/store/db.js'
 import {write, writeGrouped} from '../../src/store/write.js'
 import {freshStore} from '../helpers.js'
 
@@ -97,6 +97,43 @@ describe('writeGrouped: group commit', () => {
     expect(other.prepare('SELECT count(*) FROM usage').pluck().get()).toBe(1)
     other.close()
   })
+})
+
+describe('writeGrouped while another connection holds the write lock', () => {
+  it('waits in the event loop, joins later writes to the batch, and commits once the lock is free', async () => {
+    const other = new Database(store.file)
+    other.exec('BEGIN IMMEDIATE')
+    let ticks = 0
+    const ticking = setInterval(() => ticks++, 5)
+    const first = writeGrouped(store, (tx) => tx.run(insert('2028-01')))
+    setTimeout(() => void writeGrouped(store, (tx) => tx.run(insert('2028-02'))), 50)
+    const started = Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // SQLite's busy handler would have slept the process through the lock: no timer would have run
+    expect(ticks).toBeGreaterThan(20)
+    expect(count()).toBe(0)
+    other.exec('COMMIT')
+    await first
+    clearInterval(ticking)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(store.sqlite.prepare('SELECT month FROM usage ORDER BY month').pluck().all()).toEqual(['2028-01', '2028-02'])
+    other.close()
+  })
+
+  it('fails the batch with SQLITE_BUSY after the busy timeout, as a blocking write would, writing nothing', async () => {
+    const other = new Database(store.file)
+    other.exec('BEGIN IMMEDIATE')
+    const started = Date.now()
+    const error = await writeGrouped(store, (tx) => tx.run(insert('2028-03'))).catch((e: unknown) => e)
+    expect((error as {code?: string}).code).toBe('SQLITE_BUSY')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS)
+    other.exec('ROLLBACK')
+    other.close()
+    // the connection waits again as before for the writes that do not group
+    expect(store.sqlite.pragma('busy_timeout', {simple: true})).toBe(BUSY_TIMEOUT_MS)
+    expect(count()).toBe(0)
+  }, 15_000)
 })
 
 describe('the tree', () => {

@@ -1,8 +1,11 @@
 import {rmSync} from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadConfig} from '../../src/config/index.js'
 import {createLogger} from '../../src/log.js'
 import {createKey} from '../../src/project/keys.js'
+import {STORE_FILE} from '../../src/store/db.js'
 import {openSystem} from '../../src/system.js'
 import {spawnServe, tempDir} from '../helpers.js'
 
@@ -106,4 +109,51 @@ describe('loc serve as a process', () => {
       expect(await served.stop()).toBe(0)
     }
   }, 120_000)
+
+  it('another connection holding the write lock (a CLI import): tracks wait for it, while the server goes on answering', async () => {
+    const {dir, pk} = await prepared()
+    const served = await spawnServe([], env(dir))
+    const other = new Database(path.join(dir, STORE_FILE))
+    other.exec('BEGIN IMMEDIATE')
+    try {
+      const tracked = post(served.url, pk, {deviceId: 'waiting', ...INSIDE})
+      await new Promise((r) => setTimeout(r, 200))
+      // a read meanwhile is answered while the lock is still held; a server asleep in SQLite's busy
+      // handler would answer it only when the track failed, after the 5 s busy timeout
+      const asked = Date.now()
+      const config = await fetch(`${served.url}/v1/config`, {headers: {authorization: pk}})
+      expect(config.status).toBe(200)
+      expect(Date.now() - asked).toBeLessThan(2000)
+      expect(other.inTransaction).toBe(true)
+      other.exec('COMMIT')
+      const res = await tracked
+      expect(res.status).toBe(200)
+      expect(res.body.user.deviceId).toBe('waiting')
+      expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'waiting'").pluck().get()).toBe(1)
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
+      other.close()
+      await served.stop()
+    }
+  }, 60_000)
+
+  it('a lock held past the busy timeout: the track is answered 503 with Retry-After, nothing stored, and the server runs on', async () => {
+    const {dir, pk} = await prepared()
+    const served = await spawnServe([], env(dir))
+    const other = new Database(path.join(dir, STORE_FILE))
+    other.exec('BEGIN IMMEDIATE')
+    try {
+      const res = await fetch(`${served.url}/v1/track`, {method: 'POST', headers: {authorization: pk, 'content-type': 'application/json'}, body: JSON.stringify({deviceId: 'refused', ...INSIDE})})
+      expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('1')
+      expect(((await res.json()) as any).meta).toMatchObject({code: 503, error: 'unavailable'})
+      other.exec('ROLLBACK')
+      expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'refused'").pluck().get()).toBe(0)
+      expect((await post(served.url, pk, {deviceId: 'after', ...INSIDE})).status).toBe(200)
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
+      other.close()
+      expect(await served.stop()).toBe(0)
+    }
+  }, 60_000)
 })
