@@ -1,7 +1,7 @@
 import {sql} from 'kysely'
 import type {Statement} from 'better-sqlite3'
 import type {Store} from './db.js'
-import {write} from './write.js'
+import {writeGrouped} from './write.js'
 import type {ChangeKind} from './schema.js'
 
 export type {ChangeKind}
@@ -121,9 +121,12 @@ export function createChangeFeed(store: Store): ChangeFeed {
   }
 }
 
-/** Deletes change rows older than the newest `keep` (never the newest one): a follower behind that rebuilds. */
-export function pruneChanges(store: Store, keep = 50_000): number {
-  return write(store, (tx) => tx.run(sql`DELETE FROM changes WHERE seq <= (SELECT max(seq) FROM changes) - ${Math.max(1, keep)}`))
+/**
+ * Deletes change rows older than the newest `keep` (never the newest one): a follower behind that
+ * rebuilds. Through group commit: a run that finds the store locked waits without stalling requests.
+ */
+export function pruneChanges(store: Store, keep = 50_000): Promise<number> {
+  return writeGrouped(store, (tx) => tx.run(sql`DELETE FROM changes WHERE seq <= (SELECT max(seq) FROM changes) - ${Math.max(1, keep)}`))
 }
 
 /**

@@ -5,6 +5,7 @@ import {Kysely, Migrator, SqliteDialect, type MigrationResultSet, type SqliteDat
 import {type ChangeFeed, createChangeFeed} from './changes.js'
 import {migrations} from './migrations/index.js'
 import type {Database} from './schema.js'
+import {BUSY_TIMEOUT_MS} from './write.js'
 
 export interface Store {
   /** Kysely for reads, and for building the SQL that `write` runs. Executing a write or a transaction through it throws. */
@@ -20,9 +21,6 @@ export interface Store {
 }
 
 export const STORE_FILE = 'loc.db'
-
-/** How long a write waits for another connection's write lock (another worker, a CLI import) before failing. */
-export const BUSY_TIMEOUT_MS = 5000
 
 /** Opens (creating if needed) `<dataDir>/loc.db` in WAL mode and runs pending migrations. */
 export async function openStore(dataDir: string, options: {migrate?: boolean} = {}): Promise<Store> {

@@ -5,8 +5,8 @@ import {pruneChanges} from './changes.js'
 export const changePruneJob: Job = {
   name: 'change-prune',
   everyMs: 60_000,
-  run({store}) {
-    const pruned = pruneChanges(store)
+  async run({store}) {
+    const pruned = await pruneChanges(store)
     return pruned ? {pruned} : undefined
   },
 }

@@ -1,5 +1,8 @@
 import {type Compilable, type CompiledQuery, isCompilable, type RawBuilder} from 'kysely'
-import {BUSY_TIMEOUT_MS, type Store} from './db.js'
+import type {Store} from './db.js'
+
+/** How long a write waits for another connection's write lock (another worker, a CLI import) before failing. */
+export const BUSY_TIMEOUT_MS = 5000
 
 /** A statement built with kysely (query builder or `sql` template), or compiled already. */
 export type Query<R = unknown> = Compilable<R> | RawBuilder<R> | CompiledQuery<R>

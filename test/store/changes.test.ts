@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {geofenceInputSchema} from '../../src/geofences/input.js'
 import {createGeofence, deleteGeofence, upsertGeofenceByKey} from '../../src/geofences/store.js'
 import {type Change, type Follower, pruneChanges} from '../../src/store/changes.js'
+import {writeGrouped} from '../../src/store/write.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const run = promisify(execFile)
@@ -75,10 +76,12 @@ describe('the change feed', () => {
   it('rebuilds a follower that fell behind pruned changes', async () => {
     const index = geofenceIndex()
     const write = s.store.sqlite.prepare("UPDATE geofences SET description = 'pruned past' WHERE tag = 'bulk' AND external_id = '0'")
-    // another process's commits we have not read yet, then pruned down to the newest change
-    write.run()
-    write.run()
-    pruneChanges(s.store, 1)
+    // commits not read yet, then pruned down to the newest change, all in one group commit so that
+    // nothing (the running server's timers) reads in between
+    await Promise.all([writeGrouped(s.store, () => {
+      write.run()
+      write.run()
+    }), pruneChanges(s.store, 1)])
     await pastPollWindow()
     s.store.feed.catchUp()
     expect(index.rebuilds).toBe(2)

@@ -3,8 +3,8 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import {Kysely, SqliteDialect, sql} from 'kysely'
 import {beforeEach, describe, expect, it} from 'vitest'
-import {BUSY_TIMEOUT_MS, type Store} from '../../src/store/db.js'
-import {write, writeGrouped} from '../../src/store/write.js'
+import type {Store} from '../../src/store/db.js'
+import {BUSY_TIMEOUT_MS, write, writeGrouped} from '../../src/store/write.js'
 import {freshStore} from '../helpers.js'
 
 const fresh = freshStore()
