@@ -7,7 +7,7 @@ import {createLogger} from '../../src/log.js'
 import {createKey} from '../../src/project/keys.js'
 import {STORE_FILE} from '../../src/store/db.js'
 import {openSystem} from '../../src/system.js'
-import {spawnServe, tempDir} from '../helpers.js'
+import {type ServeProcess, spawnServe, tempDir} from '../helpers.js'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
@@ -31,6 +31,21 @@ const env = (dir: string, track = '1000000') => ({LOC_DATA_DIR: dir, LOC_RATE_LI
 async function post(url: string, key: string, body: unknown, close = false) {
   const res = await fetch(`${url}/v1/track`, {method: 'POST', headers: {authorization: key, 'content-type': 'application/json', ...(close ? {connection: 'close'} : {})}, body: JSON.stringify(body)})
   return {status: res.status, body: await res.json() as any}
+}
+
+/** A served store whose write lock another connection holds while `fn` runs (as a CLI import does); released after. */
+async function withLockHeld(fn: (served: ServeProcess, pk: string, other: Database.Database) => Promise<void>): Promise<void> {
+  const {dir, pk} = await prepared()
+  const served = await spawnServe([], env(dir))
+  const other = new Database(path.join(dir, STORE_FILE))
+  other.exec('BEGIN IMMEDIATE')
+  try {
+    await fn(served, pk, other)
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK')
+    other.close()
+    expect(await served.stop()).toBe(0)
+  }
 }
 
 describe('loc serve as a process', () => {
@@ -110,50 +125,30 @@ describe('loc serve as a process', () => {
     }
   }, 120_000)
 
-  it('another connection holding the write lock (a CLI import): tracks wait for it, while the server goes on answering', async () => {
-    const {dir, pk} = await prepared()
-    const served = await spawnServe([], env(dir))
-    const other = new Database(path.join(dir, STORE_FILE))
-    other.exec('BEGIN IMMEDIATE')
-    try {
-      const tracked = post(served.url, pk, {deviceId: 'waiting', ...INSIDE})
-      await new Promise((r) => setTimeout(r, 200))
-      // a read meanwhile is answered while the lock is still held; a server asleep in SQLite's busy
-      // handler would answer it only when the track failed, after the 5 s busy timeout
-      const asked = Date.now()
-      const config = await fetch(`${served.url}/v1/config`, {headers: {authorization: pk}})
-      expect(config.status).toBe(200)
-      expect(Date.now() - asked).toBeLessThan(2000)
-      expect(other.inTransaction).toBe(true)
-      other.exec('COMMIT')
-      const res = await tracked
-      expect(res.status).toBe(200)
-      expect(res.body.user.deviceId).toBe('waiting')
-      expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'waiting'").pluck().get()).toBe(1)
-    } finally {
-      if (other.inTransaction) other.exec('ROLLBACK')
-      other.close()
-      await served.stop()
-    }
-  }, 60_000)
+  it('another connection holding the write lock (a CLI import): tracks wait for it, while the server goes on answering', () => withLockHeld(async (served, pk, other) => {
+    const tracked = post(served.url, pk, {deviceId: 'waiting', ...INSIDE})
+    await new Promise((r) => setTimeout(r, 200))
+    // a read meanwhile is answered while the lock is still held; a server asleep in SQLite's busy
+    // handler would answer it only when the track failed, after the 5 s busy timeout
+    const asked = Date.now()
+    const config = await fetch(`${served.url}/v1/config`, {headers: {authorization: pk}})
+    expect(config.status).toBe(200)
+    expect(Date.now() - asked).toBeLessThan(2000)
+    expect(other.inTransaction).toBe(true)
+    other.exec('COMMIT')
+    const res = await tracked
+    expect(res.status).toBe(200)
+    expect(res.body.user.deviceId).toBe('waiting')
+    expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'waiting'").pluck().get()).toBe(1)
+  }), 60_000)
 
-  it('a lock held past the busy timeout: the track is answered 503 with Retry-After, nothing stored, and the server runs on', async () => {
-    const {dir, pk} = await prepared()
-    const served = await spawnServe([], env(dir))
-    const other = new Database(path.join(dir, STORE_FILE))
-    other.exec('BEGIN IMMEDIATE')
-    try {
-      const res = await fetch(`${served.url}/v1/track`, {method: 'POST', headers: {authorization: pk, 'content-type': 'application/json'}, body: JSON.stringify({deviceId: 'refused', ...INSIDE})})
-      expect(res.status).toBe(503)
-      expect(res.headers.get('retry-after')).toBe('1')
-      expect(((await res.json()) as any).meta).toMatchObject({code: 503, error: 'unavailable'})
-      other.exec('ROLLBACK')
-      expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'refused'").pluck().get()).toBe(0)
-      expect((await post(served.url, pk, {deviceId: 'after', ...INSIDE})).status).toBe(200)
-    } finally {
-      if (other.inTransaction) other.exec('ROLLBACK')
-      other.close()
-      expect(await served.stop()).toBe(0)
-    }
-  }, 60_000)
+  it('a lock held past the busy timeout: the track is answered 503 with Retry-After, nothing stored, and the server runs on', () => withLockHeld(async (served, pk, other) => {
+    const res = await fetch(`${served.url}/v1/track`, {method: 'POST', headers: {authorization: pk, 'content-type': 'application/json'}, body: JSON.stringify({deviceId: 'refused', ...INSIDE})})
+    expect(res.status).toBe(503)
+    expect(res.headers.get('retry-after')).toBe('1')
+    expect(((await res.json()) as any).meta).toMatchObject({code: 503, error: 'unavailable'})
+    other.exec('ROLLBACK')
+    expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'refused'").pluck().get()).toBe(0)
+    expect((await post(served.url, pk, {deviceId: 'after', ...INSIDE})).status).toBe(200)
+  }), 60_000)
 })
