@@ -8,7 +8,6 @@
 // size as `loc serve --workers N` does (N cluster processes on one port and one store).
 import {fork} from 'node:child_process'
 import cluster from 'node:cluster'
-import {createServer} from 'node:net'
 import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -34,16 +33,12 @@ const serverConfig = (dataDir, port) => loadConfig({env: {}, overrides: {dataDir
 
 if (cluster.isWorker) {
   // BENCH_WORKERS=N: one of the N processes of `loc serve --workers N`, sharing the port and the store
-  const system = await openSystem(serverConfig(process.env.BENCH_DATA_DIR, Number(process.env.BENCH_PORT)), {log: createLogger('silent')})
+  // port 0: cluster hands every worker the same port
+  const system = await openSystem(serverConfig(process.env.BENCH_DATA_DIR, 0), {log: createLogger('silent')})
   geofenceEngine(system.store)
   const serving = await serve(system, {jobs: false})
-  process.send('listening')
-  process.on('message', async (message) => {
-    if (message !== 'stop') return
-    await serving.stop()
-    await system.close()
-    process.exit(0)
-  })
+  process.send(serving.server.url)
+  stopWhenAsked({serving, system})
 } else if (process.env.BENCH_ROLE === 'server') {
   const count = Number(process.env.BENCH_SIZE)
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loc-bench-track-'))
@@ -198,17 +193,11 @@ async function finish(server) {
 
 /** `loc serve --workers N` as the CLI runs it: N cluster processes listening on one port. */
 async function serveWorkers(dataDir) {
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const {port} = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
   cluster.setupPrimary({exec: fileURLToPath(import.meta.url)})
-  const workers = Array.from({length: WORKERS}, () => cluster.fork({BENCH_DATA_DIR: dataDir, BENCH_PORT: String(port)}))
-  await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))))
+  const workers = Array.from({length: WORKERS}, () => cluster.fork({BENCH_DATA_DIR: dataDir}))
+  const [url] = await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))))
   return {
-    server: {url: `http://127.0.0.1:${port}`},
+    server: {url},
     stop: () => Promise.all(workers.map((w) => new Promise((resolve) => {
       w.once('exit', resolve)
       w.send('stop')

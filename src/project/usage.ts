@@ -47,12 +47,13 @@ export function createUsageMeter(store: Store, options: {flushMs?: number; now?:
     pendingMonth = month
     stored = [0, 1].map((live) => (read.get(live, month) as number | undefined) ?? 0)
   }
+  const addCounts = (counts: number[], at: string) => {
+    for (const live of [0, 1]) if (counts[live]) add.run(live, at, counts[live])
+  }
   const flush = () => {
     if (pending[0] === 0 && pending[1] === 0) return
     const counts = pending
-    write(store, () => {
-      for (const live of [0, 1]) if (counts[live]) add.run(live, pendingMonth, counts[live])
-    })
+    write(store, () => addCounts(counts, pendingMonth))
     stored = stored.map((n, live) => n + pending[live])
     pending = [0, 0]
   }
@@ -66,9 +67,7 @@ export function createUsageMeter(store: Store, options: {flushMs?: number; now?:
     pending = [0, 0]
     writing = writing.map((n, live) => n + counts[live])
     const settled = () => (writing = writing.map((n, live) => n - counts[live]))
-    writeGrouped(store, () => {
-      for (const live of [0, 1]) if (counts[live]) add.run(live, at, counts[live])
-    }).then(() => {
+    writeGrouped(store, () => addCounts(counts, at)).then(() => {
       settled()
       if (at === month) stored = stored.map((n, live) => n + counts[live])
     }, () => {

@@ -66,7 +66,8 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
   })
 }
 
-const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
+/** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
+export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
 function flush(store: Store): void {
   const batch = queues.get(store) ?? []
