@@ -1,6 +1,7 @@
 // The small harness every benchmark shares: load generation, memory sampling, and printing figures beside targets.
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {Session} from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -106,10 +107,30 @@ export function serverScripts(benchFile) {
 export function stopWhenAsked({serving, system, dataDir, farewell = () => ({})}) {
   process.on('message', async (message) => {
     if (message !== 'stop' && message !== 'done') return
-    process.send(farewell())
+    process.send(await farewell())
     await serving.stop()
     await system.close()
     if (dataDir) rmSync(dataDir, {recursive: true, force: true})
     process.exit(0)
   })
+}
+
+/**
+ * BENCH_PROFILE=dir: starts a CPU profile of this process and returns the function that stops it
+ * and writes dir/NAME.cpuprofile, so a profile holds the measured work alone (seeding and warm-up
+ * left out, which --cpu-prof cannot do). Without BENCH_PROFILE both do nothing.
+ */
+export async function profile(name) {
+  const dir = process.env.BENCH_PROFILE
+  if (!dir) return async () => {}
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async () => {
+    const {profile} = await session.post('Profiler.stop')
+    session.disconnect()
+    mkdirSync(dir, {recursive: true})
+    writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile))
+  }
 }

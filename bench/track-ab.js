@@ -7,8 +7,7 @@
 // `globalThis.benchB` (true while B's tracks run). Prints µs per track p50/p99 over the
 // batches for each, the median of the batches' B/A ratios, and peak RSS. BENCH_PROFILE=dir writes a
 // cpuprofile of the measured rounds alone (seeding and warm-up left out).
-import {cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {Session} from 'node:inspector/promises'
+import {cpSync, mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {loadConfig} from '../dist/config/index.js'
@@ -20,7 +19,7 @@ import {startCheckpointer} from '../dist/store/checkpointer.js'
 import {write} from '../dist/store/write.js'
 import {openSystem} from '../dist/system.js'
 import {track} from '../dist/tracking/track.js'
-import {peakRss, percentile, report} from './harness.js'
+import {peakRss, percentile, profile, report} from './harness.js'
 import {DEVICES, geofence, moveDevice} from './track-world.js'
 
 const SIZE = Number(process.env.BENCH_SIZE ?? 100_000)
@@ -70,12 +69,7 @@ for (let i = 0; i < 5; i++) {
 }
 for (const v of [a, b]) v.system.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
 
-const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
-if (profiler) {
-  profiler.connect()
-  await profiler.post('Profiler.enable')
-  await profiler.post('Profiler.start')
-}
+const stopProfile = await profile(`track-ab-${SIZE}`)
 const ratios = []
 for (let r = 0; r < ROUNDS; r++) {
   const batch = fixes(BATCH)
@@ -86,11 +80,7 @@ for (let r = 0; r < ROUNDS; r++) {
   }
   ratios.push(b.us[r] / a.us[r])
 }
-if (profiler) {
-  const {profile} = await profiler.post('Profiler.stop')
-  mkdirSync(process.env.BENCH_PROFILE, {recursive: true})
-  writeFileSync(path.join(process.env.BENCH_PROFILE, `track-ab-${SIZE}.cpuprofile`), JSON.stringify(profile))
-}
+await stopProfile()
 const sorted = (values) => [...values].sort((x, y) => x - y)
 const row = (v) => ({name: `${v.name} µs per track p50 / p99`, value: `${percentile(sorted(v.us), 50).toFixed(1)} / ${percentile(sorted(v.us), 99).toFixed(1)}`, unit: 'µs'})
 const events = (v) => v.system.store.sqlite.prepare('SELECT count(*) FROM events').pluck().get()

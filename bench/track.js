@@ -6,6 +6,7 @@
 // All sizes' servers run at once and take turns in rounds (BENCH_ROUNDS of BENCH_SECONDS each), so
 // the scaling ratio compares sizes measured seconds apart, not minutes. BENCH_WORKERS=N serves each
 // size as `loc serve --workers N` does (N cluster processes on one port and one store).
+// BENCH_PROFILE=dir writes each server's cpuprofile of its measured rounds alone.
 import {fork} from 'node:child_process'
 import cluster from 'node:cluster'
 import {mkdtempSync} from 'node:fs'
@@ -20,7 +21,7 @@ import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, percentile, report, serverScripts, stopWhenAsked} from './harness.js'
+import {load, peakRss, percentile, profile, report, serverScripts, stopWhenAsked} from './harness.js'
 import {DEVICES, fix, geofence, moveDevice, positions, STEP_M, TELEPORT} from './track-world.js'
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number)
@@ -78,14 +79,22 @@ if (cluster.isWorker) {
   process.send({url: serving.server.url, key, startupMs, engineRate, hitsPerFix: candidates / evaluations})
   const rowsIn = (table) => system.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get().n
   let eventsBefore = 0
-  process.on('message', (message) => {
-    if (message === 'mark') eventsBefore = rowsIn('events')
+  let stopProfile = async () => {}
+  process.on('message', async (message) => {
+    if (message === 'mark') {
+      eventsBefore = rowsIn('events')
+      stopProfile = await profile(`track-${count}-${process.pid}`)
+    }
     if (message === 'settle') {
       system.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
       process.send('settled')
     }
   })
-  stopWhenAsked({serving, system, dataDir, farewell: () => ({peakMb: memory.stop(), users: rowsIn('users'), events: rowsIn('events') - eventsBefore})})
+  stopWhenAsked({serving, system, dataDir, farewell: async () => {
+    const figures = {peakMb: memory.stop(), users: rowsIn('users'), events: rowsIn('events') - eventsBefore}
+    await stopProfile()
+    return figures
+  }})
 } else {
   // every size's server runs through the whole measurement, and the sizes take turns in short
   // rounds (order alternating, each server settled after its round): this VM's speed drifts by
@@ -121,7 +130,7 @@ if (cluster.isWorker) {
 }
 
 async function start(size, script, label) {
-  const child = fork(script, {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}, execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []})
+  const child = fork(script, {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}})
   const next = () => new Promise((resolve) => child.once('message', resolve))
   const {url, key, startupMs, engineRate, hitsPerFix} = await next()
   const headers = {authorization: key, 'content-type': 'application/json'}
