@@ -77,12 +77,12 @@ const sameTurnUs = perCallUs(() => store.feed.catchUp())
 const APPLY = 2000
 const applyStart = performance.now()
 for (let i = 0; i < APPLY; i++) {
-  upsertGeofenceByKey(store, false, 'bench', String(i), {...input, description: `Store ${i}`})
+  await upsertGeofenceByKey(store, false, 'bench', String(i), {...input, description: `Store ${i}`})
   store.feed.catchUp()
 }
 const writeAndApplyUs = ((performance.now() - applyStart) * 1000) / APPLY
 const writeOnlyStart = performance.now()
-for (let i = 0; i < APPLY; i++) upsertGeofenceByKey(store, false, 'bench', String(i), {...input, description: `Store ${i}b`})
+for (let i = 0; i < APPLY; i++) await upsertGeofenceByKey(store, false, 'bench', String(i), {...input, description: `Store ${i}b`})
 const writeOnlyUs = ((performance.now() - writeOnlyStart) * 1000) / APPLY
 store.feed.catchUp()
 

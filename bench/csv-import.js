@@ -76,7 +76,7 @@ async function measure(dist, file, perRow) {
           continue
         }
         const parsed = rowInput(geofenceInputSchema, header, row, cells)
-        upsertGeofenceByKey(system.store, true, parsed.value.tag, parsed.value.externalId, parsed.value)
+        await upsertGeofenceByKey(system.store, true, parsed.value.tag, parsed.value.externalId, parsed.value)
         if (++n === BASELINE_ROWS) break
       }
     })

@@ -2,7 +2,7 @@ import type {Store} from '../store/db.js'
 import {duplicateBeacon} from './input.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
-import {write} from '../store/write.js'
+import {isUniqueViolation, writeGrouped} from '../store/write.js'
 import type {BeaconRow} from './json.js'
 
 export type BeaconType = 'ibeacon' | 'eddystone'
@@ -45,10 +45,9 @@ export function columns(input: BeaconInput) {
   }
 }
 
-const isUniqueViolation = (error: unknown) => (error as {code?: string})?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 
 /** Creates a beacon; a `tag` + `externalId` that exists already is refused (409), not updated. */
-export function createBeacon(store: Store, live: boolean, input: BeaconInput): Written {
+export async function createBeacon(store: Store, live: boolean, input: BeaconInput): Promise<Written> {
   const now = nowIso()
   const row: BeaconRow = {
     id: newId(),
@@ -60,7 +59,7 @@ export function createBeacon(store: Store, live: boolean, input: BeaconInput): W
     updated_at: now,
   }
   try {
-    write(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)))
+    await writeGrouped(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)))
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateBeacon()
     throw error
@@ -69,18 +68,18 @@ export function createBeacon(store: Store, live: boolean, input: BeaconInput): W
 }
 
 /** Creates or updates the beacon with this `tag` + `externalId`, in one statement. */
-export function upsertBeaconByTag(store: Store, live: boolean, tag: string, externalId: string, input: BeaconInput): Written {
+export async function upsertBeaconByTag(store: Store, live: boolean, tag: string, externalId: string, input: BeaconInput): Promise<Written> {
   const now = nowIso()
   const values = columns(input)
-  const row = write(store, (tx) => tx.get(store.db.insertInto('beacons')
+  const row = (await writeGrouped(store, (tx) => tx.get(store.db.insertInto('beacons')
     .values({id: newId(), live: env(live), tag, external_id: externalId, ...values, created_at: now, updated_at: now})
     .onConflict((oc) => oc.columns(['live', 'tag', 'external_id']).where('external_id', 'is not', null).doUpdateSet({...values, updated_at: now}))
-    .returningAll()))!
+    .returningAll())))!
   return {row, created: row.created_at === now}
 }
 
 /** Updates the beacon with this `_id` (its `tag`/`externalId` too when given); undefined when there is none. */
-export function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Written | undefined {
+export async function updateBeacon(store: Store, live: boolean, id: string, input: BeaconInput): Promise<Written | undefined> {
   const set = {
     ...columns(input),
     ...(input.tag === undefined ? {} : {tag: input.tag}),
@@ -88,7 +87,7 @@ export function updateBeacon(store: Store, live: boolean, id: string, input: Bea
     updated_at: nowIso(),
   }
   try {
-    const row = write(store, (tx) => tx.get(store.db.updateTable('beacons').set(set)
+    const row = await writeGrouped(store, (tx) => tx.get(store.db.updateTable('beacons').set(set)
       .where('live', '=', env(live)).where('id', '=', id)
       .returningAll()))
     return row && {row, created: false}
@@ -121,6 +120,6 @@ export function listBeacons(store: Store, live: boolean, filters: BeaconFilters,
 export async function deleteBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<boolean> {
   const beacon = await findBeacon(store, live, ref)
   if (!beacon) return false
-  write(store, (tx) => tx.run(store.db.deleteFrom('beacons').where('id', '=', beacon.id)))
+  await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('beacons').where('id', '=', beacon.id)))
   return true
 }

@@ -1,5 +1,5 @@
 import type {Store} from '../store/db.js'
-import {write} from '../store/write.js'
+import {writeGrouped} from '../store/write.js'
 import {userJson} from '../users/json.js'
 import {findUserByIds} from '../users/store.js'
 import type {EventRow} from './json.js'
@@ -34,7 +34,7 @@ export async function logConversion(store: Store, live: boolean, input: Conversi
     ...(user ? {user: userJson(user, store)} : {userId: input.userId ?? null, ...(input.deviceId ? {deviceId: input.deviceId} : {})}),
   }
   const event = {type: 'conversion', userRef: user?.id ?? null, userId: user?.user_id ?? input.userId ?? null, createdAt: input.createdAt, body}
-  return write(store, (tx) => recordEvents(tx, live, [event], {logged: true})[0])
+  return writeGrouped(store, (tx) => recordEvents(tx, live, [event], {logged: true})[0])
 }
 
 function asNumber(value: unknown): number | undefined {

@@ -1,11 +1,13 @@
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
-import {write} from '../store/write.js'
+import {writeGrouped} from '../store/write.js'
 import type {EventRow} from './json.js'
 
+const byId = (store: Store, live: boolean, id: string) => store.db.selectFrom('events').selectAll().where('live', '=', live ? 1 : 0).where('id', '=', id)
+
 export async function findEvent(store: Store, live: boolean, id: string): Promise<EventRow | undefined> {
-  return store.db.selectFrom('events').selectAll().where('live', '=', live ? 1 : 0).where('id', '=', id).executeTakeFirst()
+  return byId(store, live, id).executeTakeFirst()
 }
 
 export interface EventFilters {
@@ -36,25 +38,28 @@ export function listEvents(store: Store, live: boolean, filters: EventFilters, p
   ], bounds, 'created_at')
 }
 
-export function deleteEvent(store: Store, live: boolean, id: string): boolean {
-  return write(store, (tx) => tx.run(store.db.deleteFrom('events').where('live', '=', live ? 1 : 0).where('id', '=', id))) > 0
+export async function deleteEvent(store: Store, live: boolean, id: string): Promise<boolean> {
+  return (await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('events').where('live', '=', live ? 1 : 0).where('id', '=', id)))) > 0
 }
 
 export type Verification = 'accept' | 'reject'
 
 /**
  * Records the customer's verdict on an event (compat): `verification`, `verifiedAt`, and the
- * `verifiedPlace` when one is named. Undefined when there is no such event.
+ * `verifiedPlace` when one is named. Undefined when there is no such event. Read and rewritten in
+ * one write, so two verdicts at once never lose one another's change.
  */
-export async function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string): Promise<EventRow | undefined> {
-  const row = await findEvent(store, live, id)
-  if (!row) return undefined
-  const payload = JSON.parse(row.payload) as Record<string, unknown>
-  payload.verification = verification
-  payload.verifiedAt = nowIso()
-  if (verifiedPlaceId !== undefined) payload.verifiedPlace = {_id: verifiedPlaceId}
-  else delete payload.verifiedPlace
-  const updated = {...row, payload: JSON.stringify(payload)}
-  write(store, (tx) => tx.run(store.db.updateTable('events').set({payload: updated.payload}).where('id', '=', id)))
-  return updated
+export function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string): Promise<EventRow | undefined> {
+  return writeGrouped(store, (tx) => {
+    const row = tx.get(byId(store, live, id))
+    if (!row) return undefined
+    const payload = JSON.parse(row.payload) as Record<string, unknown>
+    payload.verification = verification
+    payload.verifiedAt = nowIso()
+    if (verifiedPlaceId !== undefined) payload.verifiedPlace = {_id: verifiedPlaceId}
+    else delete payload.verifiedPlace
+    const updated = {...row, payload: JSON.stringify(payload)}
+    tx.run(store.db.updateTable('events').set({payload: updated.payload}).where('id', '=', id))
+    return updated
+  })
 }

@@ -3,7 +3,7 @@ import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, mergedNewestFirst, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
-import {type Tx, write} from '../store/write.js'
+import {isUniqueViolation, type Tx, writeGrouped} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
 import {duplicateGeofence, type GeofenceInput} from './input.js'
@@ -46,12 +46,10 @@ export function contentColumns(input: GeofenceInput, updatedAt: string) {
   } satisfies Partial<Insertable<GeofenceTable>>
 }
 
-const isUniqueViolation = (error: unknown) => (error as {code?: string} | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
-
 /** A create or update that would give a second geofence the same `tag` and `externalId` in one environment is refused (409). */
-function writeUnique<T>(store: Store, fn: (tx: Tx) => T): T {
+async function writeUnique<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
   try {
-    return write(store, fn)
+    return await writeGrouped(store, fn)
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateGeofence()
     throw error
@@ -59,7 +57,7 @@ function writeUnique<T>(store: Store, fn: (tx: Tx) => T): T {
 }
 
 /** Creates a geofence; a `tag`+`externalId` pair that already exists is refused. */
-export function createGeofence(store: Store, live: boolean, input: GeofenceInput): GeofenceRow {
+export function createGeofence(store: Store, live: boolean, input: GeofenceInput): Promise<GeofenceRow> {
   return writeUnique(store, (tx) => insertGeofence(tx, live, input))
 }
 
@@ -76,11 +74,11 @@ export function insertGeofence(tx: Tx, live: boolean, input: GeofenceInput): Geo
  * concurrent upserts cannot both create). An update keeps `_id` and `createdAt`. The hottest write
  * (API and sync upserts), so its SQL is written once here instead of built per call.
  */
-export function upsertGeofenceByKey(store: Store, live: boolean, tag: string, externalId: string, input: GeofenceInput): GeofenceRow {
+export async function upsertGeofenceByKey(store: Store, live: boolean, tag: string, externalId: string, input: GeofenceInput): Promise<GeofenceRow> {
   const content = contentColumns({...input, tag, externalId}, nowIso())
   const row: Insertable<GeofenceTable> = {id: newId(), live: live ? 1 : 0, ...content, created_at: content.updated_at}
   const params = UPSERT_COLUMNS.map((column) => row[column])
-  return write(store, (tx) => tx.get<GeofenceRow>(CompiledQuery.raw(UPSERT_SQL, params as unknown[]) as CompiledQuery<GeofenceRow>))!
+  return (await writeGrouped(store, (tx) => tx.get<GeofenceRow>(CompiledQuery.raw(UPSERT_SQL, params as unknown[]) as CompiledQuery<GeofenceRow>)))!
 }
 
 const UPSERT_COLUMNS = Object.keys({id: '', live: 0, ...contentColumns(placeholderInput(), ''), created_at: ''}) as Array<keyof GeofenceTable>
@@ -95,9 +93,9 @@ function placeholderInput(): GeofenceInput {
 }
 
 /** Replaces the geofence with this `_id`; null when there is none in this environment. */
-export function updateGeofenceById(store: Store, live: boolean, id: string, input: GeofenceInput): GeofenceRow | null {
+export async function updateGeofenceById(store: Store, live: boolean, id: string, input: GeofenceInput): Promise<GeofenceRow | null> {
   const content = contentColumns(input, nowIso())
-  const row = writeUnique(store, (tx) =>
+  const row = await writeUnique(store, (tx) =>
     tx.get(store.db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0).returningAll()))
   return row ?? null
 }
@@ -108,8 +106,8 @@ export async function getGeofence(store: Store, live: boolean, ref: GeofenceRef)
 }
 
 /** True when a geofence was deleted. Presence rows go with it (foreign key cascade). */
-export function deleteGeofence(store: Store, live: boolean, ref: GeofenceRef): boolean {
-  return write(store, (tx) => tx.run(byRef(store.db.deleteFrom('geofences'), live, ref))) > 0
+export async function deleteGeofence(store: Store, live: boolean, ref: GeofenceRef): Promise<boolean> {
+  return (await writeGrouped(store, (tx) => tx.run(byRef(store.db.deleteFrom('geofences'), live, ref)))) > 0
 }
 
 function byRef<Q extends {where: (...args: any[]) => any}>(query: Q, live: boolean, ref: GeofenceRef): Q {

@@ -4,7 +4,7 @@ import {refuse} from '../errors.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
-import {write} from '../store/write.js'
+import {writeGrouped} from '../store/write.js'
 
 const flag = z.boolean()
 const minutes = z.number().positive()
@@ -73,12 +73,12 @@ export function getSettings(store: Store, live: boolean): Settings {
 }
 
 /** Validates and stores one setting; refused with the key as `param` and what is valid. */
-export function setSetting(store: Store, live: boolean, key: string, value: unknown): void {
-  setSettings(store, live, {[key]: value})
+export function setSetting(store: Store, live: boolean, key: string, value: unknown): Promise<void> {
+  return setSettings(store, live, {[key]: value})
 }
 
 /** Validates every pair first, then writes them in one transaction: all or nothing. */
-export function setSettings(store: Store, live: boolean, values: Record<string, unknown>): void {
+export async function setSettings(store: Store, live: boolean, values: Record<string, unknown>): Promise<void> {
   const rows = Object.entries(values).map(([key, value]) => {
     if (!isSettingKey(key)) throw refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
     const parsed = SETTINGS[key].schema.safeParse(value)
@@ -86,7 +86,7 @@ export function setSettings(store: Store, live: boolean, values: Record<string, 
     return {live: live ? 1 : 0, key, value: JSON.stringify(parsed.data), updated_at: nowIso()}
   })
   if (rows.length === 0) return
-  write(store, (tx) => {
+  await writeGrouped(store, (tx) => {
     for (const row of rows) {
       tx.run(store.db.insertInto('settings').values(row)
         .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: row.value, updated_at: row.updated_at})))

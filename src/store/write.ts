@@ -69,6 +69,9 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
 /** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
 export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
+/** Whether `error` is SQLite's refusal of a second row with the same unique key. */
+export const isUniqueViolation = (error: unknown) => (error as {code?: string} | null | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
+
 function flush(store: Store): void {
   const batch = queues.get(store) ?? []
   queues.delete(store)

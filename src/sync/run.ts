@@ -3,7 +3,7 @@ import {hostname} from 'node:os'
 import path from 'node:path'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
-import {write} from '../store/write.js'
+import {write, writeGrouped} from '../store/write.js'
 import type {System} from './import.js'
 import {download, DownloadFailed} from './download.js'
 import {importGeofences} from './import.js'
@@ -83,7 +83,7 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
     rmSync(file, {force: true})
   }
   const finished = {...result, finished_at: nowIso(), duration_ms: Math.round(performance.now() - started)}
-  write(store, (tx) => {
+  await writeGrouped(store, (tx) => {
     tx.run(store.db.updateTable('sync_runs').set(finished).where('id', '=', run.id))
     if (Object.keys(sourceUpdate).length) tx.run(store.db.updateTable('sync_sources').set({...sourceUpdate, updated_at: nowIso()}).where('id', '=', source.id))
   })

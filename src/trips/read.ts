@@ -1,6 +1,7 @@
 import {sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import type {Tx} from '../store/write.js'
 import type {UserRow} from '../users/json.js'
 import {type TripLocationRow, type TripRow, tripJson} from './json.js'
 import type {TripStatus} from './status.js'
@@ -12,9 +13,19 @@ const env = (live: boolean) => (live ? 1 : 0)
  * an ended trip and a newer one; the newest wins.
  */
 export async function findTrip(store: Store, live: boolean, ref: string): Promise<TripRow | undefined> {
+  const [byId, byExternalId] = tripRefQueries(store, live, ref)
+  return (await byId.executeTakeFirst()) ?? byExternalId.executeTakeFirst()
+}
+
+/** `findTrip` inside a write, so what the write decides from the trip cannot be stale. */
+export function findTripIn(tx: Tx, live: boolean, ref: string): TripRow | undefined {
+  const [byId, byExternalId] = tripRefQueries(tx.store, live, ref)
+  return tx.get(byId) ?? tx.get(byExternalId)
+}
+
+function tripRefQueries(store: Store, live: boolean, ref: string) {
   const trips = store.db.selectFrom('trips').selectAll().where('live', '=', env(live))
-  return (await trips.where('id', '=', ref).executeTakeFirst())
-    ?? trips.where('external_id', '=', ref).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+  return [trips.where('id', '=', ref), trips.where('external_id', '=', ref).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1)] as const
 }
 
 export interface TripFilters {

@@ -1,15 +1,15 @@
-import type {Updateable} from 'kysely'
+import {CompiledQuery, type Updateable} from 'kysely'
 import {refuse} from '../errors.js'
 import {recordEvents} from '../events/recorder.js'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import type {TripTable} from '../store/schema.js'
-import {type Tx, write} from '../store/write.js'
-import {userJson} from '../users/json.js'
-import {findUserByIds} from '../users/store.js'
+import {type Tx, writeGrouped} from '../store/write.js'
+import {type UserRow, userJson} from '../users/json.js'
+import {NEWEST_BY_USER_ID} from '../users/store.js'
 import {destinationOf} from './destination.js'
 import {type TripRow, tripJson} from './json.js'
-import {findTrip} from './read.js'
+import {findTripIn} from './read.js'
 import {ACTIVE_STATUSES, ENDED_STATUSES, OPEN_STATUSES, STATUS_EVENTS, type TripStatus, type UpdateStatus} from './status.js'
 
 export type TripMode = 'foot' | 'bike' | 'car'
@@ -50,9 +50,9 @@ function destination(tx: Tx, live: boolean, tag: string | null, externalId: stri
  * Creates a `pending` trip. Its `externalId` must not belong to an open trip (pending, started,
  * approaching, arrived) of the environment; ended trips may share it.
  */
-export async function createTrip(store: Store, live: boolean, input: NewTrip): Promise<TripRow> {
-  const user = input.userId ? await findUserByIds(store, live, {userId: input.userId}) : undefined
-  return write(store, (tx) => {
+export function createTrip(store: Store, live: boolean, input: NewTrip): Promise<TripRow> {
+  return writeGrouped(store, (tx) => {
+    const user = input.userId ? tx.get<UserRow>(CompiledQuery.raw(NEWEST_BY_USER_ID, [env(live), input.userId])) : undefined
     const open = tx.get(store.db.selectFrom('trips').select('id')
       .where('live', '=', env(live)).where('external_id', '=', input.externalId).where('status', 'in', OPEN_STATUSES))
     if (open) throw refuse.conflict('externalId', 'must not belong to a pending, started, approaching or arrived trip')
@@ -96,10 +96,11 @@ export async function createTrip(store: Store, live: boolean, input: NewTrip): P
  * the status's event when the trip has a user, and a move into `started` cancels the user's other
  * active trip. Undefined when there is no such trip.
  */
-export async function updateTrip(store: Store, live: boolean, ref: string, input: TripUpdate): Promise<TripRow | undefined> {
-  const trip = await findTrip(store, live, ref)
-  if (!trip) return undefined
-  return write(store, (tx) => {
+export function updateTrip(store: Store, live: boolean, ref: string, input: TripUpdate): Promise<TripRow | undefined> {
+  return writeGrouped(store, (tx) => {
+    // read in the write: a track may have moved the trip since the request arrived
+    const trip = findTripIn(tx, live, ref)
+    if (!trip) return undefined
     const set: Updateable<TripTable> = {updated_at: nowIso()}
     if (input.mode !== undefined) set.mode = input.mode
     if (input.approachingThreshold !== undefined) set.approaching_threshold = input.approachingThreshold
@@ -149,11 +150,11 @@ function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
 }
 
 /** Deletes the trip a reference names, with its locations; false when there is none. */
-export async function deleteTrip(store: Store, live: boolean, ref: string): Promise<boolean> {
-  const trip = await findTrip(store, live, ref)
-  if (!trip) return false
-  write(store, (tx) => tx.run(store.db.deleteFrom('trips').where('id', '=', trip.id)))
-  return true
+export function deleteTrip(store: Store, live: boolean, ref: string): Promise<boolean> {
+  return writeGrouped(store, (tx) => {
+    const trip = findTripIn(tx, live, ref)
+    return trip ? tx.run(store.db.deleteFrom('trips').where('id', '=', trip.id)) > 0 : false
+  })
 }
 
 /** Appends a travelled point (track calls this for the user's active trip). */

@@ -2,7 +2,7 @@ import type {Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
-import {write} from '../store/write.js'
+import {write, writeGrouped} from '../store/write.js'
 import type {UserTable} from '../store/schema.js'
 import type {UserRow} from './json.js'
 
@@ -72,6 +72,6 @@ export function listUsers(store: Store, live: boolean, page: PageQuery): Page<Us
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  write(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
+  await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
   return true
 }

@@ -5,7 +5,7 @@ import type {Config} from '../config/index.js'
 import type {EventRow} from '../events/json.js'
 import type {Logger} from '../log.js'
 import type {Store} from '../store/db.js'
-import {type Tx, write} from '../store/write.js'
+import {type Tx, write, writeGrouped} from '../store/write.js'
 import {deliveryStats} from './metrics.js'
 import {BATCH_SIZE, deliveryBody} from './payload.js'
 import {enabledWebhooks, type Webhook, webhookSecret} from './registry.js'
@@ -68,7 +68,7 @@ const FAILED = `UPDATE webhook_outbox SET status = ?, attempts = attempts + 1, n
  * The delivery worker of one process (started by `serve`, src/system.ts). Deliveries are ordered
  * per webhook: a webhook's next delivery goes out only after the one before it was acknowledged or
  * dead-lettered, so at most one request per webhook is in flight, and up to `concurrency` webhooks
- * are served at once. Each pass runs in one write transaction: it records the answers that came in
+ * are served at once. Each pass is one group-committed write: it records the answers that came in
  * since the last pass and claims the next deliveries with a lease (`lease_owner`, `lease_until`),
  * so workers in other processes on the same store skip them until the lease ends.
  *
@@ -96,43 +96,57 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
   let timer: NodeJS.Timeout | undefined
   let lastPoll = 0
   let first = 0
+  /**
+   * The pass under way, its write waiting its turn in group commit (behind another process's write
+   * lock, say): passes never overlap, so no delivery is claimed twice by this worker.
+   */
+  let running: Promise<void> | undefined
 
   const schedule = () => {
     if (scheduled) return
     scheduled = true
-    setImmediate(pass)
+    if (!running) setImmediate(pass)
   }
 
   function pass(): void {
     scheduled = false
-    if (stopped) return
+    if (stopped || running) return
     const now = Date.now()
     if (now - lastPoll >= options.pollMs) {
       lastPoll = now
       forgetIdle()
     }
-    const done = completions.splice(0)
-    // nothing to record and no webhook to serve (most stores): no write transaction, so no wait
-    // behind another process's write lock (a CLI import) that would stall this one
-    if (!done.length && (stopping || enabledWebhooks(store).length === 0)) {
+    // nothing to record and no webhook to serve (most stores): no write at all
+    if (!completions.length && (stopping || enabledWebhooks(store).length === 0)) {
       if (!stopping) arm(now + options.pollMs)
       return
     }
-    let claims: Claim[] = []
-    try {
-      claims = write(store, (tx) => {
-        for (const c of done) record(tx, c, now)
-        return stopping ? [] : claim(tx, now)
-      })
-    } catch (error) {
+    let done: Outcome[] = []
+    running = writeGrouped(store, (tx) => {
+      // what is known when the write runs, however long it waited for its turn: a request answered
+      // meanwhile must be recorded before its webhook is claimed again, or its rows, still leased
+      // to this worker, would be sent twice; leases start from now too
+      const at = Date.now()
+      done = completions.splice(0)
+      for (const c of done) record(tx, c, at)
+      return {at, claims: stopping ? [] : claim(tx, at)}
+    }).then(({at, claims}) => {
+      for (const c of claims) send(c)
+      if (!stopping) arm(Math.min(at + options.pollMs, ...[...nextLook.values()].filter((t) => t > at)))
+    }, (error) => {
       // the store was busy past its timeout (another process writing): keep the answers, try again
       completions.unshift(...done)
       log.error({err: error}, 'webhook delivery pass failed; retrying')
-      arm(now + 1000)
-      return
-    }
-    for (const c of claims) send(c)
-    if (!stopping) arm(Math.min(now + options.pollMs, ...[...nextLook.values()].filter((t) => t > now)))
+      if (!stopping) arm(Date.now() + 1000)
+    }).finally(() => {
+      running = undefined
+      if (scheduled) setImmediate(pass)
+    })
+  }
+
+  /** Until no request is in flight and no pass is under way. */
+  const settled = async () => {
+    while (sending.size || running) await Promise.allSettled([...sending, running])
   }
 
   const arm = (at: number) => {
@@ -266,8 +280,9 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       stopping = true
       unsubscribe()
       clearTimeout(timer)
-      while (sending.size) await Promise.allSettled([...sending])
+      await settled()
       if (completions.length) pass()
+      await settled()
       stopped = true
       await sender.close()
     },

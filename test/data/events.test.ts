@@ -164,14 +164,14 @@ describe('GET, DELETE and verification of /v1/events', () => {
   })
 
   it('stores only the types of events.types for generated events', async () => {
-    setSetting(s.store, false, 'events.types', ['user.exited_geofence'])
+    await setSetting(s.store, false, 'events.types', ['user.exited_geofence'])
     try {
       const rows = record(false, [{type: 'user.entered_geofence', body: {}}, {type: 'user.exited_geofence', body: {}}])
       expect(rows.map((r) => r.type)).toEqual(['user.exited_geofence'])
       const stored = s.store.sqlite.prepare("SELECT type FROM events WHERE type LIKE 'user.%geofence' AND payload = '{}'").pluck().all()
       expect(stored).toEqual(['user.exited_geofence'])
     } finally {
-      setSetting(s.store, false, 'events.types', [])
+      await setSetting(s.store, false, 'events.types', [])
     }
   })
 })

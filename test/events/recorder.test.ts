@@ -32,9 +32,9 @@ describe('recordEvents: the one event recorder', () => {
     ])
   })
 
-  it('stores nothing of an event type switched off in events.types, and owes no delivery for it', () => {
+  it('stores nothing of an event type switched off in events.types, and owes no delivery for it', async () => {
     addWebhook(store, false, {url: 'http://127.0.0.1:9/all'})
-    setSetting(store, false, 'events.types', ['user.exited_geofence'])
+    await setSetting(store, false, 'events.types', ['user.exited_geofence'])
     const rows = write(store, (tx) => recordEvents(tx, false, [entered, exited]))
     expect(rows.map((r) => r.type)).toEqual(['user.exited_geofence'])
     expect(events().map((e: any) => e.type)).toEqual(['user.exited_geofence'])

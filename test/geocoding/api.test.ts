@@ -199,8 +199,8 @@ describe('autocomplete', () => {
 
 describe('search places', () => {
   it('finds chains by slug or mapped id and categories near a point, nearest first, with chain metadata', async () => {
-    setSetting(server.store, false, 'places.chainMappings', {'bnp-paribas': 'bank-42'})
-    setSetting(server.store, false, 'places.chainMetadata', {'bnp-paribas': {atm: true}})
+    await setSetting(server.store, false, 'places.chainMappings', {'bnp-paribas': 'bank-42'})
+    await setSetting(server.store, false, 'places.chainMetadata', {'bnp-paribas': {atm: true}})
     const {status, body} = await get('/v1/search/places?chains=bnp-paribas&near=43.7384,7.4246&radius=5000&limit=3')
     expect(status).toBe(200)
     expect(body.places).toHaveLength(3)
@@ -258,7 +258,7 @@ describe('IP geocode and blocked countries', () => {
   it('answers 451 when the caller country is blocked', async () => {
     const trusted = await startTestServer(TRUSTED)
     try {
-      setSetting(trusted.store, false, 'security.blockedCountries', ['GB'])
+      await setSetting(trusted.store, false, 'security.blockedCountries', ['GB'])
       const r = await trusted.call('GET', '/v1/config', {key: trusted.keys.testPk, headers: {'x-forwarded-for': '81.2.69.142'}})
       expect(r.status).toBe(451)
       expect(r.body.meta.error).toBe('country_blocked')

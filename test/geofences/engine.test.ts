@@ -82,7 +82,7 @@ function expectSameAsBrute(store: Store, random: ReturnType<typeof seeded>, quer
 }
 
 describe('geofence engine', () => {
-  it('near answers exactly the enabled geofences whose bbox meets the box, through overlay changes and rebuilds; polygon shares equal ringShare', () => {
+  it('near answers exactly the enabled geofences whose bbox meets the box, through overlay changes and rebuilds; polygon shares equal ringShare', async () => {
     const random = seeded(7)
     const input = (i: number) => geofenceInputSchema.parse(geofence(random, i))
     write(s.store, (tx) => {
@@ -94,23 +94,23 @@ describe('geofence engine', () => {
     expectSameAsBrute(s.store, random, 400)
 
     // under the overlay limit: moved, resized, disabled, deleted and new geofences, the tree kept
-    const changed = () => {
+    const changed = async () => {
       const test = rows(s.store).filter((g) => g.live === 0)
       for (let k = 0; k < 60; k++) {
         const g = test[Math.floor(random(0, test.length))]
         const op = k % 3
-        if (op === 0) updateGeofenceById(s.store, false, g.id, input(k))
-        else if (op === 1) deleteGeofence(s.store, false, {id: g.id})
-        else createGeofence(s.store, k % 2 === 0, input(k))
+        if (op === 0) await updateGeofenceById(s.store, false, g.id, input(k))
+        else if (op === 1) await deleteGeofence(s.store, false, {id: g.id})
+        else await createGeofence(s.store, k % 2 === 0, input(k))
       }
     }
-    changed()
+    await changed()
     expectSameAsBrute(s.store, random, 300)
     // past it: rebuilt from memory on the next search
-    for (let i = 0; i < 6; i++) changed()
+    for (let i = 0; i < 6; i++) await changed()
     expectSameAsBrute(s.store, random, 300)
     // emptied environment
-    for (const g of rows(s.store).filter((r) => r.live === 1)) deleteGeofence(s.store, true, {id: g.id})
+    for (const g of rows(s.store).filter((r) => r.live === 1)) await deleteGeofence(s.store, true, {id: g.id})
     expect(geofenceEngine(s.store).near(true, 7.42, 43.73, 100_000)).toEqual([])
   })
 

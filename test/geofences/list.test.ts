@@ -148,8 +148,8 @@ describe('paging through 2,500 geofences', () => {
     try {
       const input = geofenceInputSchema.parse(circle())
       const created = new Set<string>()
-      for (let i = 0; i < 2500; i++) created.add(createGeofence(paging.store, false, {...input, tag: 'bulk', externalId: String(i)}).id)
-      createGeofence(paging.store, true, input) // a live one that must never show up
+      for (let i = 0; i < 2500; i++) created.add((await createGeofence(paging.store, false, {...input, tag: 'bulk', externalId: String(i)})).id)
+      await createGeofence(paging.store, true, input) // a live one that must never show up
       for (const limit of [1000, 333]) {
         const seen: string[] = []
         let cursor = ''

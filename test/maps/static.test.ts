@@ -226,7 +226,7 @@ describe('GET /maps/static', () => {
       const off = await get(q(`${base}/pin.png`))
       expect(off.status).toBe(400)
       expect(off.json().meta).toMatchObject({param: 'markers', message: expect.stringMatching(/maps\.remoteIcons/)})
-      setSetting(server.system.store, false, 'maps.remoteIcons', true)
+      await setSetting(server.system.store, false, 'maps.remoteIcons', true)
       const local = await get(q(`${base}/pin.png`))
       expect(local.status).toBe(400)
       expect(local.json().meta.message).toMatch(/private address/)
@@ -244,7 +244,7 @@ describe('GET /maps/static', () => {
       await expect(maps.render(input(`http://127.0.0.1:${(redirect.address() as AddressInfo).port}/x.png`), undefined, {remoteIcons: true})).rejects.toThrow(/answered 302/)
       redirect.close()
     } finally {
-      setSetting(server.system.store, false, 'maps.remoteIcons', false)
+      await setSetting(server.system.store, false, 'maps.remoteIcons', false)
       receiver.close()
     }
   })

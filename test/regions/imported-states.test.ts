@@ -23,7 +23,7 @@ beforeAll(async () => {
   await importOsm(fixture('regions-ca-us.osm.pbf'), {dataDir: server.dataDir})
   // the server looks at the manifest at most once a second
   while (!server.system.map.regions().length) await new Promise((resolve) => setTimeout(resolve, 50))
-  setSettings(server.store, false, {'regions.enabled': true})
+  await setSettings(server.store, false, {'regions.enabled': true})
 })
 afterAll(() => server?.stop())
 

@@ -50,13 +50,13 @@ function geofenceIndex(threshold?: number) {
 }
 
 describe('the change feed', () => {
-  it('hands each committed change to followers in order, incrementally', () => {
+  it('hands each committed change to followers in order, incrementally', async () => {
     const index = geofenceIndex()
     expect(index.rebuilds).toBe(1)
-    const a = createGeofence(s.store, false, circle('A'))
-    upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B'))
-    upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B2'))
-    deleteGeofence(s.store, false, {id: a.id})
+    const a = await createGeofence(s.store, false, circle('A'))
+    await upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B'))
+    await upsertGeofenceByKey(s.store, false, 'shops', 'b', circle('B2'))
+    await deleteGeofence(s.store, false, {id: a.id})
     s.store.feed.catchUp()
     expect(index.rebuilds).toBe(1)
     expect(index.applied.map((c) => [c.kind, c.deleted])).toEqual([['geofences', false], ['geofences', false], ['geofences', false], ['geofences', true]])
@@ -64,9 +64,9 @@ describe('the change feed', () => {
     expect([...index.byId.values()]).toEqual(['B2'])
   })
 
-  it('rebuilds instead past the threshold', () => {
+  it('rebuilds instead past the threshold', async () => {
     const index = geofenceIndex(3)
-    for (let i = 0; i < 5; i++) upsertGeofenceByKey(s.store, false, 'bulk', String(i), circle(`bulk ${i}`))
+    for (let i = 0; i < 5; i++) await upsertGeofenceByKey(s.store, false, 'bulk', String(i), circle(`bulk ${i}`))
     s.store.feed.catchUp()
     expect(index.applied).toEqual([])
     expect(index.rebuilds).toBe(2)
@@ -95,7 +95,7 @@ describe('the change feed', () => {
       const {geofenceInputSchema} = await import(${JSON.stringify(path.resolve('dist/geofences/input.js'))})
       const {upsertGeofenceByKey} = await import(${JSON.stringify(path.resolve('dist/geofences/store.js'))})
       const store = await openStore(${JSON.stringify(s.dataDir)})
-      upsertGeofenceByKey(store, false, 'cli', 'x', geofenceInputSchema.parse({description: 'from another process', type: 'circle', coordinates: [7.4, 43.7], radius: 50}))
+      await upsertGeofenceByKey(store, false, 'cli', 'x', geofenceInputSchema.parse({description: 'from another process', type: 'circle', coordinates: [7.4, 43.7], radius: 50}))
       await store.close()`
     await run('node', ['--input-type=module', '-e', script])
     await pastPollWindow()

@@ -154,7 +154,7 @@ describe('geofence CSV import', () => {
 
     // edited through the API's write path, and disabled by the expiry job: the same file restores both
     const edited = parse(geofenceInputSchema, {description: 'Edited', type: 'circle', coordinates: [7.5, 43.8], radius: 99})
-    upsertGeofenceByKey(system.store, false, 'again', '1', edited)
+    await upsertGeofenceByKey(system.store, false, 'again', '1', edited)
     system.store.sqlite.prepare("UPDATE geofences SET disable_after = '2000-01-01T00:00:00.000Z' WHERE tag = 'again' AND external_id = '3'").run()
     expect((await expireGeofences(system.store, new Date())).disabled).toBe(1)
     expect(await geofences(header + rows.join(''))).toMatchObject({updated: 2, unchanged: 599})

@@ -176,7 +176,7 @@ describe('POST /v1/track', () => {
   })
 
   it('fraud (when enabled) reports jumped, inaccurate, mocked with their last times; passed when none holds', async () => {
-    setSettings(server.store, false, {'fraud.enabled': true})
+    await setSettings(server.store, false, {'fraud.enabled': true})
     try {
       const first = await track({deviceId: 'fraud-1', ...MONACO, accuracy: 5})
       expect(first.body.user.fraud).toMatchObject({passed: true, blocked: false, jumped: false, mocked: false, lastJumpedAt: null})
@@ -186,7 +186,7 @@ describe('POST /v1/track', () => {
       const calm = await track({deviceId: 'fraud-1', latitude: 44.5, longitude: 7.42, accuracy: 5})
       expect(calm.body.user.fraud).toMatchObject({passed: true, jumped: false, lastJumpedAt: jump.body.user.updatedAt})
     } finally {
-      setSettings(server.store, false, {'fraud.enabled': false})
+      await setSettings(server.store, false, {'fraud.enabled': false})
     }
   })
 

@@ -13,7 +13,7 @@ describe('places on track (imported Monaco POIs)', () => {
     // a point POI with no other POI within 120 m, so it is the only candidate
     const points = db.prepare('SELECT osm_type, osm_id, name, category, lon, lat FROM places WHERE footprint IS NULL ORDER BY id').all() as typeof poi[]
     poi = points.find((p) => points.every((q) => q === p || Math.hypot((q.lon - p.lon) * 80_000, (q.lat - p.lat) * 111_000) > 120))!
-    setSettings(server.store, false, {'places.enabled': true})
+    await setSettings(server.store, false, {'places.enabled': true})
   }, 60_000)
   afterAll(() => server.stop())
 
@@ -34,11 +34,11 @@ describe('places on track (imported Monaco POIs)', () => {
   })
 
   it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
-    setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
+    await setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
     const stopped = await track('p2', poi.lon, poi.lat, true)
     expect(stopped.body.events).toEqual([])
     expect(stopped.body.user.place.name).toBe(poi.name)
-    setSettings(server.store, false, {'places.placeFilters': {}})
+    await setSettings(server.store, false, {'places.placeFilters': {}})
     const context = await server.call('GET', `/v1/context?coordinates=${poi.lat},${poi.lon}`, {key: server.keys.testPk})
     expect(context.body.place.name).toBe(poi.name)
   })
@@ -51,7 +51,7 @@ describe('places on track (imported Monaco POIs)', () => {
     const [a, b] = alone.filter((p, i) => alone.findIndex((q) => q.chain === p.chain) === i)
     expect(b, 'two lone branded POIs of different chains in Monaco').toBeDefined()
     const slug = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
-    setSettings(server.store, false, {'places.chainMappings': {[slug(b.chain)]: 'store-chain-b'}})
+    await setSettings(server.store, false, {'places.chainMappings': {[slug(b.chain)]: 'store-chain-b'}})
     const visit = async (p: {name: string; lon: number; lat: number}) => {
       expect((await track('chains', p.lon, p.lat, true)).body.user.place.name).toBe(p.name)
       return (await track('chains', p.lon, p.lat + 0.01, false)).body.user.topChains

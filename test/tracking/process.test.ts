@@ -6,7 +6,8 @@ import {loadConfig} from '../../src/config/index.js'
 import {createLogger} from '../../src/log.js'
 import {createKey} from '../../src/project/keys.js'
 import {STORE_FILE} from '../../src/store/db.js'
-import {openSystem} from '../../src/system.js'
+import {openSystem, type System} from '../../src/system.js'
+import {addWebhook} from '../../src/webhooks/registry.js'
 import {type ServeProcess, spawnServe, tempDir} from '../helpers.js'
 
 const dirs: string[] = []
@@ -16,12 +17,13 @@ const INSIDE = {latitude: 43.735, longitude: 7.42, accuracy: 10}
 const OUTSIDE = {latitude: 43.745, longitude: 7.42, accuracy: 10}
 
 /** A data dir with keys and one geofence, written before any server runs. */
-async function prepared(): Promise<{dir: string; pk: string; sk: string}> {
+async function prepared(more?: (system: System) => void): Promise<{dir: string; pk: string; sk: string}> {
   const dir = tempDir()
   dirs.push(dir)
   const system = await openSystem(loadConfig({env: {}, overrides: {dataDir: dir}}), {log: createLogger('silent')})
   const pk = createKey(system.store, 'publishable', 'test').key
   const sk = createKey(system.store, 'secret', 'test').key
+  more?.(system)
   await system.close()
   return {dir, pk, sk}
 }
@@ -34,13 +36,14 @@ async function post(url: string, key: string, body: unknown, close = false) {
 }
 
 /** A served store whose write lock another connection holds while `fn` runs (as a CLI import does); released after. */
-async function withLockHeld(fn: (served: ServeProcess, pk: string, other: Database.Database) => Promise<void>): Promise<void> {
-  const {dir, pk} = await prepared()
-  const served = await spawnServe([], env(dir))
+async function withLockHeld(fn: (served: ServeProcess, pk: string, other: Database.Database, sk: string) => Promise<void>,
+  setup: {more?: (system: System) => void; env?: Record<string, string>} = {}): Promise<void> {
+  const {dir, pk, sk} = await prepared(setup.more)
+  const served = await spawnServe([], {...env(dir), ...setup.env})
   const other = new Database(path.join(dir, STORE_FILE))
   other.exec('BEGIN IMMEDIATE')
   try {
-    await fn(served, pk, other)
+    await fn(served, pk, other, sk)
   } finally {
     if (other.inTransaction) other.exec('ROLLBACK')
     other.close()
@@ -141,6 +144,47 @@ describe('loc serve as a process', () => {
     expect(res.body.user.deviceId).toBe('waiting')
     expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'waiting'").pluck().get()).toBe(1)
   }), 60_000)
+
+  it('another connection holding the write lock: the other writes of the API wait for it too, while the server goes on answering', () => withLockHeld(async (served, pk, other, sk) => {
+    const call = async (method: string, route: string, key: string, body: unknown) => {
+      const res = await fetch(`${served.url}/v1${route}`, {method, headers: {authorization: key, 'content-type': 'application/json'}, body: JSON.stringify(body)})
+      return {route, status: res.status}
+    }
+    const writes = Promise.all([
+      call('PUT', '/geofences/store/2', sk, {description: 'Store 2', type: 'circle', coordinates: [7.43, 43.74], radius: 100}),
+      call('PUT', '/beacons/till/1', sk, {description: 'Till', type: 'ibeacon', uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: 7, minor: 8, coordinates: [7.44, 43.75]}),
+      call('POST', '/trips', pk, {externalId: 'order-1'}),
+      call('PATCH', '/settings', sk, {chainMappings: {cafe: 'c-1'}}),
+      call('POST', '/events', pk, {name: 'purchase', deviceId: 'buyer'}),
+    ])
+    await new Promise((r) => setTimeout(r, 200))
+    const asked = Date.now()
+    expect((await fetch(`${served.url}/v1/config`, {headers: {authorization: pk}})).status).toBe(200)
+    expect(Date.now() - asked).toBeLessThan(2000)
+    expect(other.inTransaction).toBe(true)
+    other.exec('COMMIT')
+    expect(await writes).toEqual(['/geofences/store/2', '/beacons/till/1', '/trips', '/settings', '/events'].map((route) => ({route, status: 200})))
+    const count = (sql: string) => other.prepare(sql).pluck().get()
+    expect(count("SELECT count(*) FROM geofences WHERE external_id = '2'")).toBe(1)
+    expect(count("SELECT count(*) FROM beacons WHERE external_id = '1'")).toBe(1)
+    expect(count("SELECT count(*) FROM trips WHERE external_id = 'order-1'")).toBe(1)
+    expect(count("SELECT count(*) FROM settings WHERE key = 'places.chainMappings'")).toBe(1)
+    expect(count("SELECT count(*) FROM events WHERE type = 'conversion'")).toBe(1)
+  }), 60_000)
+
+  it('another connection holding the write lock: the webhook worker\'s passes wait for it without stalling the server', () => withLockHeld(async (served, pk, other) => {
+    // the worker looks for owed deliveries every 100 ms: each look is a write that meets the lock
+    const slowest = {ms: 0}
+    for (let i = 0; i < 15; i++) {
+      const asked = Date.now()
+      expect((await fetch(`${served.url}/v1/config`, {headers: {authorization: pk}})).status).toBe(200)
+      slowest.ms = Math.max(slowest.ms, Date.now() - asked)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(slowest.ms).toBeLessThan(500)
+    other.exec('ROLLBACK')
+    expect((await post(served.url, pk, {deviceId: 'after', ...INSIDE})).status).toBe(200)
+  }, {more: (system) => addWebhook(system.store, false, {url: 'http://127.0.0.1:9/hook'}), env: {LOC_WEBHOOKS__POLL_MS: '100'}}), 60_000)
 
   it('a lock held past the busy timeout: the track is answered 503 with Retry-After, nothing stored, and the server runs on', () => withLockHeld(async (served, pk, other) => {
     const res = await fetch(`${served.url}/v1/track`, {method: 'POST', headers: {authorization: pk, 'content-type': 'application/json'}, body: JSON.stringify({deviceId: 'refused', ...INSIDE})})

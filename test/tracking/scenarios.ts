@@ -80,7 +80,7 @@ export async function play(scenario: Scenario, first: Node, pick: (step: number)
     const res = await call(first.url, sk, method, p, body)
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`)
   }
-  if (scenario.settings) setSettings(first.system.store, false, scenario.settings)
+  if (scenario.settings) await setSettings(first.system.store, false, scenario.settings)
   for (const g of scenario.geofences ?? []) await setup('put', `/v1/geofences/${g.tag}/${g.externalId}`, g)
   for (const b of scenario.beacons ?? []) await setup('post', '/v1/beacons', b)
   for (const t of scenario.trips ?? []) await setup('post', '/v1/trips', t)

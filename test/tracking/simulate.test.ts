@@ -44,7 +44,7 @@ const GPX = `<?xml version="1.0"?>
 describe('loc simulate', () => {
   beforeAll(async () => {
     const system = await openSystem(loadConfig({env: {}, overrides: {dataDir}}), {log: createLogger('silent')})
-    createGeofence(system.store, false, {...geofenceInputSchema.parse({description: 'Store 1', type: 'circle', coordinates: [7.42, 43.735], radius: 100}), tag: 'store', externalId: '1'})
+    await createGeofence(system.store, false, {...geofenceInputSchema.parse({description: 'Store 1', type: 'circle', coordinates: [7.42, 43.735], radius: 100}), tag: 'store', externalId: '1'})
     await system.close()
     writeFileSync(path.join(dir, 'walk.gpx'), GPX)
     writeFileSync(path.join(dir, 'walk.csv'), 'time,lat,lng,accuracy\n2026-01-05T08:00:00Z,43.735,7.42,10\n2026-01-05T08:02:00Z,43.745,7.42,10\n')

@@ -38,7 +38,7 @@ export function geofencesRoutes(api: Api): void {
 
   api.route('post', '/geofences', S, async (req) => {
     const body = input(req)
-    return one(createGeofence(store, req.auth.live, body))
+    return one(await createGeofence(store, req.auth.live, body))
   })
 
   api.route('get', '/geofences/:tag/:externalId/users', S, async (req) => {
@@ -51,11 +51,11 @@ export function geofencesRoutes(api: Api): void {
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {
     const body = input(req)
-    return one(upsertGeofenceByKey(store, req.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
+    return one(await upsertGeofenceByKey(store, req.auth.live, param(req, 'tag'), param(req, 'externalId'), body))
   })
 
   api.route('put', '/geofences/:id', S, async (req) => {
-    const row = updateGeofenceById(store, req.auth.live, param(req, 'id'), input(req))
+    const row = await updateGeofenceById(store, req.auth.live, param(req, 'id'), input(req))
     if (!row) throw refuse.notFound('geofence')
     return one(row)
   })
@@ -67,7 +67,7 @@ export function geofencesRoutes(api: Api): void {
       return one(row)
     })
     api.route('delete', path, S, async (req) => {
-      if (!(deleteGeofence(store, req.auth.live, refOf(req)))) throw refuse.notFound('geofence')
+      if (!(await deleteGeofence(store, req.auth.live, refOf(req)))) throw refuse.notFound('geofence')
       return {meta: {code: 200}}
     })
   }

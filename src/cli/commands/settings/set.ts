@@ -23,7 +23,7 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
     const value = parseSettingValue(args.value)
     const envs = this.flags.env === 'both' ? [false, true] : [this.flags.env === 'live']
     // one value for every environment: it is valid for all or for none
-    for (const live of envs) setSetting(store, live, args.key, value)
+    for (const live of envs) await setSetting(store, live, args.key, value)
     this.log(`${args.key} = ${JSON.stringify(value)} (${this.flags.env})`)
   }
 }
