@@ -109,7 +109,7 @@ export function importBeacons(system: System, file: string, options: ImportOptio
  */
 function importCsv<T>(system: System, kind: Kind<T>, file: string, options: ImportOptions): Promise<ImportSummary> {
   return exclusive(system.store, async () => {
-    const stage = new Stage(system.store, kind.spec(options.source !== undefined), options.live)
+    const stage = await Stage.open(system.store, kind.spec(options.source !== undefined), options.live)
     const summary: ImportSummary = {rows: 0, failed: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, written: false, failures: []}
     const fail = (failures: RowFailure[]) => {
       summary.failed++
@@ -147,7 +147,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
           const existing = known!.unchanged(cells, hash)
           if (existing !== undefined) {
             const [tag, externalId] = known!.keyOf(cells)
-            if (firstOf(`${tag}\u0000${externalId}`, row) && (summary.failed === 0 || options.partial)) stage.keep(existing, tag, externalId)
+            if (firstOf(`${tag}\u0000${externalId}`, row) && (summary.failed === 0 || options.partial) && stage.keep(existing, tag, externalId)) await stage.flush()
             continue
           }
         }
@@ -165,7 +165,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
         const key = kind.key(parsed.value)
         if (key !== undefined && !firstOf(key, row)) continue
         // an all-or-nothing import that has failed already only validates the rest
-        if (summary.failed === 0 || options.partial) stage.add(newId(), staged, hash)
+        if ((summary.failed === 0 || options.partial) && stage.add(newId(), staged, hash)) await stage.flush()
       }
       if (!header) {
         summary.failed = 1
@@ -175,7 +175,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
       if (summary.failed > 0 && !options.partial) return summary
       const dryRun = options.dryRun ?? false
       const pruneSource = options.source?.prune ? options.source.id : undefined
-      Object.assign(summary, stage.merge({dryRun, pruneSource}), {written: !dryRun})
+      Object.assign(summary, await stage.merge({dryRun, pruneSource}), {written: !dryRun})
       return summary
     } catch (error) {
       if (!(error instanceof CsvUnreadable)) throw error
@@ -184,7 +184,7 @@ function importCsv<T>(system: System, kind: Kind<T>, file: string, options: Impo
       summary.written = false
       return summary
     } finally {
-      if (!summary.written) stage.discard()
+      if (!summary.written) await stage.discard()
     }
   })
 }

@@ -13,13 +13,14 @@ import {processAlive} from '../pid.js'
 export type Trigger = SyncRun['trigger']
 
 /** Runs in progress per store and source: a second start of a running source joins it. */
-const running = new WeakMap<Store, Map<string, {run: SyncRun; done: Promise<SyncRun>}>>()
+const running = new WeakMap<Store, Map<string, {run: SyncRun; recorded: Promise<void>; done: Promise<SyncRun>}>>()
 
 /**
- * Starts a sync of `source` now and returns its run (status `running`) at once; `done` settles
- * with the finished run. Every run is recorded in `sync_runs` whatever happens.
+ * Starts a sync of `source` now and returns its run (status `running`) at once; `recorded` settles
+ * once the run is in `sync_runs`, `done` with the finished run. Every run is recorded in
+ * `sync_runs` whatever happens.
  */
-export function startSync(system: System, source: SyncSource, trigger: Trigger): {run: SyncRun; done: Promise<SyncRun>} {
+export function startSync(system: System, source: SyncSource, trigger: Trigger): {run: SyncRun; recorded: Promise<void>; done: Promise<SyncRun>} {
   let bySource = running.get(system.store)
   if (!bySource) running.set(system.store, (bySource = new Map()))
   const current = bySource.get(source.id)
@@ -29,10 +30,10 @@ export function startSync(system: System, source: SyncSource, trigger: Trigger):
     created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, error: null, etag: null, hash: null, bytes: null,
     started_at: nowIso(), finished_at: null, duration_ms: null, pid: process.pid, host: hostname(),
   }
-  write(system.store, (tx) => tx.run(system.store.db.insertInto('sync_runs').values(run)))
+  const recorded = writeGrouped(system.store, (tx) => void tx.run(system.store.db.insertInto('sync_runs').values(run)))
   const map = bySource
-  const done = perform(system, source, run).finally(() => map.delete(source.id))
-  const entry = {run, done}
+  const done = recorded.then(() => perform(system, source, run)).finally(() => map.delete(source.id))
+  const entry = {run, recorded, done}
   map.set(source.id, entry)
   return entry
 }

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {CompiledQuery} from 'kysely'
 import type {Store} from '../store/db.js'
 import {reserveMs} from '../store/ids.js'
-import {write} from '../store/write.js'
+import {writeGrouped} from '../store/write.js'
 
 /** The table an import writes and the columns of its rows besides `id`, `live`, `created_at`, `updated_at`. */
 export interface StageSpec {
@@ -33,7 +33,9 @@ const ROWS_PER_STATEMENT = 250
  * through the API since the last import. Rows a re-import skipped unparsed (`keep`, see known.ts)
  * are staged by key only, so a pruning sync keeps them.
  *
- * One stage per table and store: imports on one store run one at a time (`exclusive`).
+ * One stage per table and store: imports on one store run one at a time (`exclusive`). Its writes
+ * go through group commit, so an import in a running server (a sync) waits its turn for the write
+ * lock in the event loop, as every write of a server does.
  */
 export class Stage {
   /** Staged rows not yet written: `id, live, hash, seq, ...columns` each, flat. */
@@ -45,37 +47,45 @@ export class Stage {
   private readonly name: string
   private readonly width: number
 
-  constructor(private readonly store: Store, private readonly spec: StageSpec, private readonly live: boolean) {
+  private constructor(private readonly store: Store, private readonly spec: StageSpec, private readonly live: boolean) {
     // one table per column set (a sync stages `sync_source`, a file import does not)
-    const table = `import_${spec.table}_${createHash('sha1').update(spec.columns.join()).digest('hex').slice(0, 8)}`
-    this.name = `temp.${table}`
+    this.name = `temp.import_${spec.table}_${createHash('sha1').update(spec.columns.join()).digest('hex').slice(0, 8)}`
     this.width = spec.columns.length + 4
-    write(store, (tx) => {
-      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${table} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
-      tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`))
-    })
   }
 
-  /** Adds a row (an object with every column of the spec) and the hash of its text; written in batches. */
-  add(id: string, row: Record<string, unknown>, hash?: string): void {
+  /** An empty stage for `spec`'s rows. */
+  static async open(store: Store, spec: StageSpec, live: boolean): Promise<Stage> {
+    const stage = new Stage(store, spec, live)
+    await writeGrouped(store, (tx) => {
+      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${stage.name.slice(5)} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
+      tx.run(CompiledQuery.raw(`DELETE FROM ${stage.name}`))
+    })
+    return stage
+  }
+
+  /**
+   * Adds a row (an object with every column of the spec) and the hash of its text; written in
+   * batches: true when a batch is full and the caller is to `flush` it.
+   */
+  add(id: string, row: Record<string, unknown>, hash?: string): boolean {
     this.pending.push(id, this.live ? 1 : 0, hash ?? null, this.staged++)
     for (const column of this.spec.columns) this.pending.push(row[column] ?? null)
-    if (this.pending.length >= BATCH * this.width) this.flush()
+    return this.pending.length >= BATCH * this.width
   }
 
-  /** Adds the key of a row stored already and unchanged (known.ts), so a pruning merge keeps it. */
-  keep(existing: string, tag: string, externalId: string): void {
+  /** Adds the key of a row stored already and unchanged (known.ts), so a pruning merge keeps it; true as `add`. */
+  keep(existing: string, tag: string, externalId: string): boolean {
     this.kept.push(existing, this.live ? 1 : 0, tag, externalId)
-    if (this.kept.length >= BATCH * 4) this.flush()
+    return this.kept.length >= BATCH * 4
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     if (!this.pending.length && !this.kept.length) return
     const {pending, kept} = this
     this.pending = []
     this.kept = []
     const columns = ['id', 'live', 'hash', 'seq', ...this.spec.columns].join(', ')
-    write(this.store, (tx) => {
+    await writeGrouped(this.store, (tx) => {
       insertMany(tx.run.bind(tx), `INSERT INTO ${this.name} (${columns}) VALUES `, this.width, pending)
       insertMany(tx.run.bind(tx), `INSERT INTO ${this.name} (existing, live, tag, external_id, changed) VALUES `, 4, kept, '0')
     })
@@ -85,15 +95,15 @@ export class Stage {
    * Counts what a merge does and, unless `dryRun`, does it in one transaction. `pruneSource`
    * deletes that sync source's rows whose `tag` + `externalId` the stage does not have.
    */
-  merge(options: {dryRun: boolean; pruneSource?: string}): MergeCounts {
-    this.flush()
+  async merge(options: {dryRun: boolean; pruneSource?: string}): Promise<MergeCounts> {
+    await this.flush()
     const {table, columns, hashed} = this.spec
     const stage = this.name
     const compared = columns.filter((c) => c !== 'tag' && c !== 'external_id')
     const same = compared.map((c) => `${stage}.${c} IS g.${c}`).join(' AND ')
     const live = this.live ? 1 : 0
     const run = (text: string, params: unknown[] = []) => CompiledQuery.raw(text, params)
-    return write(this.store, (tx) => {
+    return writeGrouped(this.store, (tx) => {
       tx.run(run(`UPDATE ${stage} SET existing = g.id, changed = NOT (${same})
         FROM main.${table} g WHERE ${stage}.existing IS NULL AND g.live = ${stage}.live AND g.tag = ${stage}.tag AND g.external_id = ${stage}.external_id`))
       const counts = tx.get<{created: number | null; updated: number | null; unchanged: number | null; written: number}>(run(
@@ -135,11 +145,11 @@ export class Stage {
   }
 
   /** Empties the stage without writing (an import that failed). */
-  discard(): void {
+  async discard(): Promise<void> {
     this.pending = []
     this.staged = 0
     this.kept = []
-    write(this.store, (tx) => tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`)))
+    await writeGrouped(this.store, (tx) => tx.run(CompiledQuery.raw(`DELETE FROM ${this.name}`)))
   }
 }
 

@@ -1,4 +1,6 @@
 import {rmSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -7,11 +9,21 @@ import {createLogger} from '../../src/log.js'
 import {createKey} from '../../src/project/keys.js'
 import {STORE_FILE} from '../../src/store/db.js'
 import {openSystem, type System} from '../../src/system.js'
+import {addSyncSource} from '../../src/sync/sources.js'
 import {addWebhook} from '../../src/webhooks/registry.js'
 import {type ServeProcess, spawnServe, tempDir} from '../helpers.js'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+
+/** Serves the CSV a sync downloads. */
+const csvServer = await (async () => {
+  const csv = 'description,type,tag,externalId,coordinates,radius\r\nA,circle,synced,a,"[7.42,43.735]",100\r\nB,circle,synced,b,"[7.43,43.74]",100\r\n'
+  const server = createServer((req, res) => res.writeHead(200, {'content-type': 'text/csv'}).end(csv))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}
+})()
 
 const INSIDE = {latitude: 43.735, longitude: 7.42, accuracy: 10}
 const OUTSIDE = {latitude: 43.745, longitude: 7.42, accuracy: 10}
@@ -145,7 +157,7 @@ describe('loc serve as a process', () => {
     expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'waiting'").pluck().get()).toBe(1)
   }), 60_000)
 
-  it('another connection holding the write lock: the other writes of the API wait for it too, while the server goes on answering', () => withLockHeld(async (served, pk, other, sk) => {
+  it('another connection holding the write lock: the other writes of the API and a sync wait for it too, while the server goes on answering', () => withLockHeld(async (served, pk, other, sk) => {
     const call = async (method: string, route: string, key: string, body: unknown) => {
       const res = await fetch(`${served.url}/v1${route}`, {method, headers: {authorization: key, 'content-type': 'application/json'}, body: JSON.stringify(body)})
       return {route, status: res.status}
@@ -156,6 +168,8 @@ describe('loc serve as a process', () => {
       call('POST', '/trips', pk, {externalId: 'order-1'}),
       call('PATCH', '/settings', sk, {chainMappings: {cafe: 'c-1'}}),
       call('POST', '/events', pk, {name: 'purchase', deviceId: 'buyer'}),
+      // the sync is recorded, downloads, then stages and merges its rows: each a write
+      call('POST', '/geofences/sync', sk, {}),
     ])
     await new Promise((r) => setTimeout(r, 200))
     const asked = Date.now()
@@ -163,13 +177,19 @@ describe('loc serve as a process', () => {
     expect(Date.now() - asked).toBeLessThan(2000)
     expect(other.inTransaction).toBe(true)
     other.exec('COMMIT')
-    expect(await writes).toEqual(['/geofences/store/2', '/beacons/till/1', '/trips', '/settings', '/events'].map((route) => ({route, status: 200})))
+    expect(await writes).toEqual([...['/geofences/store/2', '/beacons/till/1', '/trips', '/settings', '/events'].map((route) => ({route, status: 200})),
+      {route: '/geofences/sync', status: 202}])
     const count = (sql: string) => other.prepare(sql).pluck().get()
     expect(count("SELECT count(*) FROM geofences WHERE external_id = '2'")).toBe(1)
     expect(count("SELECT count(*) FROM beacons WHERE external_id = '1'")).toBe(1)
     expect(count("SELECT count(*) FROM trips WHERE external_id = 'order-1'")).toBe(1)
     expect(count("SELECT count(*) FROM settings WHERE key = 'places.chainMappings'")).toBe(1)
     expect(count("SELECT count(*) FROM events WHERE type = 'conversion'")).toBe(1)
+    await expect.poll(() => other.prepare('SELECT status, created FROM sync_runs').get(), {timeout: 10_000}).toEqual({status: 'succeeded', created: 2})
+    expect(count("SELECT count(*) FROM geofences WHERE tag = 'synced'")).toBe(2)
+  }, {
+    more: (system) => addSyncSource(system.store, system.config, false, {url: `${csvServer.url}/stores.csv`, prune: false}),
+    env: {LOC_SYNC__ALLOW_PRIVATE_URLS: 'true'},
   }), 60_000)
 
   it('another connection holding the write lock: the webhook worker\'s passes wait for it without stalling the server', () => withLockHeld(async (served, pk, other) => {

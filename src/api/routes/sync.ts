@@ -23,8 +23,9 @@ export function syncRoutes(api: Api): void {
       if (sources.length > 1) throw refuse.invalid('sourceId', `required when the environment has several sync sources (${sources.map((s) => s.id).join(', ')})`)
       source = sources[0]
     }
-    const {run, done} = startSync(api.ctx, source, 'api')
+    const {run, recorded, done} = startSync(api.ctx, source, 'api')
     done.catch(() => undefined)
+    await recorded
     return {meta: {code: 202}, job: jobJson(syncRun(store, run.id) ?? run, source)}
   })
 
