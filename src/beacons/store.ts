@@ -2,7 +2,7 @@ import type {Store} from '../store/db.js'
 import {duplicateBeacon} from './input.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
-import {isUniqueViolation, writeGrouped} from '../store/write.js'
+import {writeGrouped, writeUnique} from '../store/write.js'
 import type {BeaconRow} from './json.js'
 
 export type BeaconType = 'ibeacon' | 'eddystone'
@@ -45,7 +45,6 @@ export function columns(input: BeaconInput) {
   }
 }
 
-
 /** Creates a beacon; a `tag` + `externalId` that exists already is refused (409), not updated. */
 export async function createBeacon(store: Store, live: boolean, input: BeaconInput): Promise<Written> {
   const now = nowIso()
@@ -58,12 +57,7 @@ export async function createBeacon(store: Store, live: boolean, input: BeaconInp
     created_at: now,
     updated_at: now,
   }
-  try {
-    await writeGrouped(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)))
-  } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateBeacon()
-    throw error
-  }
+  await writeUnique(store, (tx) => tx.run(store.db.insertInto('beacons').values(row)), duplicateBeacon)
   return {row, created: true}
 }
 
@@ -86,15 +80,10 @@ export async function updateBeacon(store: Store, live: boolean, id: string, inpu
     ...(input.externalId === undefined ? {} : {external_id: input.externalId}),
     updated_at: nowIso(),
   }
-  try {
-    const row = await writeGrouped(store, (tx) => tx.get(store.db.updateTable('beacons').set(set)
-      .where('live', '=', env(live)).where('id', '=', id)
-      .returningAll()))
-    return row && {row, created: false}
-  } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateBeacon()
-    throw error
-  }
+  const row = await writeUnique(store, (tx) => tx.get(store.db.updateTable('beacons').set(set)
+    .where('live', '=', env(live)).where('id', '=', id)
+    .returningAll()), duplicateBeacon)
+  return row && {row, created: false}
 }
 
 export type BeaconRef = {id: string} | {tag: string; externalId: string}
@@ -120,6 +109,5 @@ export function listBeacons(store: Store, live: boolean, filters: BeaconFilters,
 export async function deleteBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<boolean> {
   const beacon = await findBeacon(store, live, ref)
   if (!beacon) return false
-  await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('beacons').where('id', '=', beacon.id)))
-  return true
+  return (await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('beacons').where('id', '=', beacon.id)))) > 0
 }

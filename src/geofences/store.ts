@@ -3,7 +3,7 @@ import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, mergedNewestFirst, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
-import {isUniqueViolation, type Tx, writeGrouped} from '../store/write.js'
+import {type Tx, writeGrouped, writeUnique} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
 import {duplicateGeofence, type GeofenceInput} from './input.js'
@@ -46,19 +46,9 @@ export function contentColumns(input: GeofenceInput, updatedAt: string) {
   } satisfies Partial<Insertable<GeofenceTable>>
 }
 
-/** A create or update that would give a second geofence the same `tag` and `externalId` in one environment is refused (409). */
-async function writeUnique<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
-  try {
-    return await writeGrouped(store, fn)
-  } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateGeofence()
-    throw error
-  }
-}
-
-/** Creates a geofence; a `tag`+`externalId` pair that already exists is refused. */
+/** Creates a geofence; a `tag`+`externalId` pair that already exists is refused (409). */
 export function createGeofence(store: Store, live: boolean, input: GeofenceInput): Promise<GeofenceRow> {
-  return writeUnique(store, (tx) => insertGeofence(tx, live, input))
+  return writeUnique(store, (tx) => insertGeofence(tx, live, input), duplicateGeofence)
 }
 
 /** `createGeofence` inside a caller's write (bulk loads); a duplicate throws SQLite's unique violation. */
@@ -92,11 +82,11 @@ function placeholderInput(): GeofenceInput {
   return {description: '', type: 'circle', shape, enabled: true}
 }
 
-/** Replaces the geofence with this `_id`; null when there is none in this environment. */
+/** Replaces the geofence with this `_id`; null when there is none in this environment. A duplicate `tag`+`externalId` is refused (409). */
 export async function updateGeofenceById(store: Store, live: boolean, id: string, input: GeofenceInput): Promise<GeofenceRow | null> {
   const content = contentColumns(input, nowIso())
   const row = await writeUnique(store, (tx) =>
-    tx.get(store.db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0).returningAll()))
+    tx.get(store.db.updateTable('geofences').set(content).where('id', '=', id).where('live', '=', live ? 1 : 0).returningAll()), duplicateGeofence)
   return row ?? null
 }
 

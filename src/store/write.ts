@@ -69,8 +69,16 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T): Promise<T> {
 /** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
 export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
-/** Whether `error` is SQLite's refusal of a second row with the same unique key. */
-export const isUniqueViolation = (error: unknown) => (error as {code?: string} | null | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
+const isUniqueViolation = (error: unknown) => (error as {code?: string} | null | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
+
+/** `writeGrouped`, with SQLite's refusal of a second row under a unique key thrown as `duplicate()` (a 409 refusal). */
+export async function writeUnique<T>(store: Store, fn: (tx: Tx) => T, duplicate: () => Error): Promise<T> {
+  try {
+    return await writeGrouped(store, fn)
+  } catch (error) {
+    throw isUniqueViolation(error) ? duplicate() : error
+  }
+}
 
 function flush(store: Store): void {
   const batch = queues.get(store) ?? []

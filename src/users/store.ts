@@ -72,6 +72,5 @@ export function listUsers(store: Store, live: boolean, page: PageQuery): Page<Us
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))
-  return true
+  return (await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))) > 0
 }
