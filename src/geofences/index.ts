@@ -6,7 +6,6 @@ import type {Store} from '../store/db.js'
 import {circleShare, degreesAround, distanceToRing, haversine, insideRing, localX, localY, ringRadii, ringShare} from './confidence.js'
 import {blockListOf} from './ip.js'
 import type {OperatingHours} from './operating-hours.js'
-import type {GeofenceRow} from './store.js'
 
 /** An enabled geofence as the engine holds it: what evaluation needs, parsed once. */
 export interface Fence {
@@ -65,25 +64,27 @@ const LNG = 0, LAT = 1, COS = 2, OUTER = 3, INNER = 4, MIN_LNG = 5, MIN_LAT = 6,
 const shapeLength = (geo: Float64Array, at: number) => RING + 2 * geo[at + VERTICES]
 
 const RAD = Math.PI / 180
+const EMPTY = new Float64Array(0)
 const MAX_RING = 4096
 const xs = new Float64Array(MAX_RING)
 const ys = new Float64Array(MAX_RING)
 
-function shapeOf(row: GeofenceRow, circle: boolean): Float64Array {
-  const coords = circle ? [] : (JSON.parse(row.geometry) as {coordinates: number[][][]}).coordinates[0]
+function shapeOf(f: Fence, geometry: string | null): Float64Array {
+  const coords = geometry === null ? [] : (JSON.parse(geometry) as {coordinates: number[][][]}).coordinates[0]
+  const {lng, lat} = f
   const geo = new Float64Array(RING + 2 * coords.length)
-  geo[LNG] = row.center_lng
-  geo[LAT] = row.center_lat
-  geo[COS] = Math.cos(row.center_lat * RAD)
-  geo[OUTER] = row.radius
-  geo[MIN_LNG] = row.min_lng
-  geo[MIN_LAT] = row.min_lat
-  geo[MAX_LNG] = row.max_lng
-  geo[MAX_LAT] = row.max_lat
+  geo[LNG] = lng
+  geo[LAT] = lat
+  geo[COS] = Math.cos(lat * RAD)
+  geo[OUTER] = f.radius
+  geo[MIN_LNG] = f.minLng
+  geo[MIN_LAT] = f.minLat
+  geo[MAX_LNG] = f.maxLng
+  geo[MAX_LAT] = f.maxLat
   geo[VERTICES] = coords.length
-  coords.forEach(([lng, lat], i) => {
-    geo[RING + 2 * i] = localX(lng, row.center_lng, 1)
-    geo[RING + 2 * i + 1] = localY(lat, row.center_lat)
+  coords.forEach(([x, y], i) => {
+    geo[RING + 2 * i] = localX(x, lng, 1)
+    geo[RING + 2 * i + 1] = localY(y, lat)
   })
   if (coords.length) {
     const n = Math.min(coords.length, MAX_RING)
@@ -98,48 +99,70 @@ function shapeOf(row: GeofenceRow, circle: boolean): Float64Array {
   return geo
 }
 
-export function fenceOf(row: GeofenceRow): Fence {
-  const circle = row.type === 'circle'
-  const userIds = [row.user_id, ...(row.user_ids ?? '').split(',')].map((s) => s?.trim()).filter((s): s is string => !!s)
-  const metadata = row.metadata === null ? {} : JSON.parse(row.metadata)
-  return {
-    geo: shapeOf(row, circle),
+/**
+ * What the engine reads of a geofence row, as an array: statements read rows `raw`, since a row
+ * object of this many columns is made in dictionary mode by V8 (reading 100k rows as objects took
+ * 1.5 s, as arrays 0.4 s). A circle's 64-point ring is not read: circles are evaluated from centre
+ * and radius (with it, reading 100k rows took ~4 s of the 5 s start-up).
+ */
+const FENCE_COLUMNS = `id, live, tag, external_id, description, type, center_lng, center_lat, radius, metadata, user_id, user_ids,
+  ip, stop_detection, operating_hours, disable_after, dwell_threshold, trip_approaching_threshold, min_lng, min_lat, max_lng, max_lat,
+  CASE WHEN type = 'circle' THEN NULL ELSE geometry END`
+type FenceValues = [id: string, live: number, tag: string | null, externalId: string | null, description: string, type: string,
+  centerLng: number, centerLat: number, radius: number, metadata: string | null, userId: string | null, userIds: string | null,
+  ip: string | null, stopDetection: number | null, operatingHours: string | null, disableAfter: string | null,
+  dwellThreshold: number | null, tripApproachingThreshold: number | null, minLng: number, minLat: number, maxLng: number,
+  maxLat: number, geometry: string | null]
+
+function userIdsOf(userId: string | null, userIds: string | null): Set<string> | null {
+  if (userId === null && userIds === null) return null
+  const ids = [userId, ...(userIds ?? '').split(',')].map((s) => s?.trim()).filter((s): s is string => !!s)
+  return ids.length ? new Set(ids) : null
+}
+
+export function fenceOf(v: FenceValues): Fence {
+  const [id, live, tag, externalId, description, type, lng, lat, radius, metadata, userId, userIdList, ip, stopDetection,
+    operatingHours, disableAfter, dwellThreshold, tripApproachingThreshold, minLng, minLat, maxLng, maxLat, geometry] = v
+  const userIds = userIdsOf(userId, userIdList)
+  const summary: Record<string, unknown> = {_id: id}
+  if (tag !== null) summary.tag = tag
+  if (externalId !== null) summary.externalId = externalId
+  summary.description = description
+  summary.type = type
+  summary.geometryCenter = {type: 'Point', coordinates: [lng, lat]}
+  summary.geometryRadius = radius
+  summary.metadata = metadata === null ? {} : JSON.parse(metadata)
+  const fence: Fence = {
+    geo: EMPTY,
     at: 0,
     slot: -1,
-    limited: userIds.length > 0 || !!row.ip || !!row.disable_after,
-    id: row.id,
-    live: row.live === 1,
-    tag: row.tag,
-    externalId: row.external_id,
-    type: row.type,
-    circle,
-    lng: row.center_lng,
-    lat: row.center_lat,
-    radius: row.radius,
-    minLng: row.min_lng,
-    minLat: row.min_lat,
-    maxLng: row.max_lng,
-    maxLat: row.max_lat,
-    userIds: userIds.length ? new Set(userIds) : null,
-    ips: row.ip ? blockListOf(row.ip) : null,
-    stopDetection: row.stop_detection === null ? null : row.stop_detection === 1,
-    hours: row.operating_hours ? JSON.parse(row.operating_hours) : null,
-    disableAfter: row.disable_after ? Date.parse(row.disable_after) : Infinity,
-    dwellThreshold: row.dwell_threshold,
-    tripApproachingThreshold: row.trip_approaching_threshold,
-    sortKey: `${row.tag ?? ''}\u0000${row.external_id ?? ''}\u0000${row.id}`,
+    limited: userIds !== null || !!ip || !!disableAfter,
+    id,
+    live: live === 1,
+    tag,
+    externalId,
+    type,
+    circle: type === 'circle',
+    lng,
+    lat,
+    radius,
+    minLng,
+    minLat,
+    maxLng,
+    maxLat,
+    userIds,
+    ips: ip ? blockListOf(ip) : null,
+    stopDetection: stopDetection === null ? null : stopDetection === 1,
+    hours: operatingHours ? JSON.parse(operatingHours) : null,
+    disableAfter: disableAfter ? Date.parse(disableAfter) : Infinity,
+    dwellThreshold,
+    tripApproachingThreshold,
+    sortKey: `${tag ?? ''}\u0000${externalId ?? ''}\u0000${id}`,
     summaryJson: undefined,
-    summary: {
-      _id: row.id,
-      ...(row.tag === null ? {} : {tag: row.tag}),
-      ...(row.external_id === null ? {} : {externalId: row.external_id}),
-      description: row.description,
-      type: row.type,
-      geometryCenter: {type: 'Point', coordinates: [row.center_lng, row.center_lat]},
-      geometryRadius: row.radius,
-      metadata,
-    },
+    summary,
   }
+  fence.geo = shapeOf(fence, geometry)
+  return fence
 }
 
 /** The order of geofences in answers and events: tag, externalId, `_id`. */
@@ -147,11 +170,6 @@ export const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a
 
 /** The geofence's `summary` as JSON text, serialised once per geofence. */
 export const summaryText = (fence: Fence): string => (fence.summaryJson ??= JSON.stringify(fence.summary))
-
-/** What `fenceOf` reads of a row, the geometry aside. */
-const FENCE_COLUMNS = ['id', 'live', 'tag', 'external_id', 'description', 'type', 'center_lng', 'center_lat', 'radius', 'metadata', 'user_id',
-  'user_ids', 'ip', 'stop_detection', 'operating_hours', 'disable_after', 'dwell_threshold', 'trip_approaching_threshold',
-  'min_lng', 'min_lat', 'max_lng', 'max_lat'].join(', ')
 
 /** The cosine of the last latitude asked about: the candidates of one fix share it. */
 let cosLat = NaN, cosOfLat = 1
@@ -213,8 +231,13 @@ export function distanceTo(fence: Fence, lng: number, lat: number): number {
   return insideRing(xs, ys, n, 0, 0) ? 0 : distanceToRing(xs, ys, n, 0, 0)
 }
 
-/** Past this many changed geofences since the last build, the tree is rebuilt on the next search. */
+/** Past this many changed geofences since the last build, the tree is rebuilt in the background. */
 const OVERLAY_MAX = 256
+/**
+ * Rows read, or fences placed, between two turns of the event loop in a background rebuild:
+ * ~5–10 ms each (a whole rebuild at 100k geofences took 2.5 s, every request waiting meanwhile).
+ */
+const SLICE = 500
 const NODE_SIZE = 16
 
 /**
@@ -244,22 +267,40 @@ class EnvIndex {
   /** A sum of one number of each candidate's shape: the reads must not be optimised away. */
   touched = 0
 
-  load(fences: Iterable<Fence>): void {
-    this.byId = new Map()
-    for (const f of fences) this.byId.set(f.id, f)
-    this.build()
+  put(fence: Fence): void {
+    this.drop(this.byId.get(fence.id))
+    this.byId.set(fence.id, fence)
+    this.changed.add(fence.id)
+    this.overlay.set(fence.id, fence)
   }
 
-  private build(): void {
-    const all = [...this.byId.values()]
-    this.changed.clear()
-    this.overlay.clear()
-    this.fences = []
-    this.levelEnds = []
+  remove(id: string): void {
+    const fence = this.byId.get(id)
+    if (!fence) return
+    this.drop(fence)
+    this.byId.delete(id)
+    this.changed.add(id)
+    this.overlay.delete(id)
+  }
+
+  private drop(fence: Fence | undefined): void {
+    if (fence && fence.slot >= 0 && this.fences[fence.slot] === fence) this.dead[fence.slot] = 1
+  }
+
+  /**
+   * Builds this new index of `all` a slice at a time: each `yield` is a point where the event loop
+   * may run (the index is not in use until it is done).
+   */
+  *loading(all: Fence[]): Generator<void, void> {
     if (all.length === 0) return
     const tree = new Flatbush(all.length, NODE_SIZE)
-    for (const f of all) tree.add(f.minLng, f.minLat, f.maxLng, f.maxLat)
+    for (let k = 0; k < all.length; k++) {
+      const f = all[k]
+      tree.add(f.minLng, f.minLat, f.maxLng, f.maxLat)
+      if (k % SLICE === SLICE - 1) yield
+    }
     tree.finish()
+    yield
     // flatbush's data (the layout Flatbush.from reads): an 8-byte header, the boxes of the leaves
     // and then of each level's nodes, then per box the item (leaves) or first child's box offset
     let n = all.length, nodes = n
@@ -290,32 +331,13 @@ class EnvIndex {
       f.slot = k
       this.fences.push(f)
       at += length
+      if (k % SLICE === SLICE - 1) yield
     }
   }
 
-  put(fence: Fence): void {
-    this.drop(this.byId.get(fence.id))
-    this.byId.set(fence.id, fence)
-    this.changed.add(fence.id)
-    this.overlay.set(fence.id, fence)
-  }
-
-  remove(id: string): void {
-    const fence = this.byId.get(id)
-    if (!fence) return
-    this.drop(fence)
-    this.byId.delete(id)
-    this.changed.add(id)
-    this.overlay.delete(id)
-  }
-
-  private drop(fence: Fence | undefined): void {
-    if (fence && fence.slot >= 0 && this.fences[fence.slot] === fence) this.dead[fence.slot] = 1
-  }
-
-  /** Rebuilds the tree once the overlay has grown past OVERLAY_MAX (after a batch of changes). */
-  settle(): void {
-    if (this.changed.size > OVERLAY_MAX) this.build()
+  /** Whether so many geofences changed since the build that the tree should be built anew. */
+  get worn(): boolean {
+    return this.changed.size > OVERLAY_MAX
   }
 
   /** Fences whose bbox meets the box around lng/lat of `m` metres. */
@@ -379,44 +401,113 @@ export interface GeofenceEngine {
    * held from one generation are the engine's own until the next.
    */
   generation(): number
+  /** Resolves once no rebuild runs in the background. */
+  settled(): Promise<void>
 }
 
 /**
  * The geofence engine of a store: every enabled geofence of both environments, kept in step with
  * the change feed (any process's writes), so a track never queries SQL for geofences.
+ *
+ * Only its first build blocks. Later rebuilds (past the feed's threshold of changes at once, a
+ * bulk import) read the store, and tree rebuilds (past OVERLAY_MAX changes) copy the fences, a
+ * slice per turn of the event loop while the current indexes answer; the geofences changed
+ * meanwhile are read again before the new indexes take over. Until then a bulk change is not yet
+ * seen by tracks, as during its import.
  */
 export const geofenceEngine = followed((store: Store) => {
-  const envs = [new EnvIndex(), new EnvIndex()]
+  let envs = [new EnvIndex(), new EnvIndex()]
   let generation = 0
-  let one: Statement | undefined
-  const byId = () => (one ??= store.sqlite.prepare('SELECT * FROM geofences WHERE id = ?'))
+  let built = false
+  /** The geofences changed since the running background rebuild began (undefined when none runs). */
+  let changedSince: Set<string> | undefined
+  let running: Promise<void> | undefined
+  let statements: {one: Statement; slice: Statement} | undefined
+  const prepared = () => (statements ??= {
+    one: store.sqlite.prepare(`SELECT ${FENCE_COLUMNS} FROM geofences WHERE id = ? AND enabled = 1`).raw(),
+    slice: store.sqlite.prepare(`SELECT ${FENCE_COLUMNS}, rowid FROM geofences WHERE enabled = 1 AND rowid > ? ORDER BY rowid LIMIT ${SLICE}`).raw(),
+  })
+
+  const reread = (id: string) => {
+    const row = prepared().one.get(id) as FenceValues | undefined
+    for (const env of envs) env.remove(id)
+    if (row) envs[row[1]].put(fenceOf(row))
+  }
+
+  function* fromStore(): Generator<void, EnvIndex[]> {
+    const fences: Fence[][] = [[], []]
+    for (let after = 0; ;) {
+      const rows = prepared().slice.all(after) as Array<FenceValues & {23: number}>
+      for (const row of rows) fences[row[1]].push(fenceOf(row))
+      if (rows.length < SLICE) break
+      after = rows[rows.length - 1][23]
+      yield
+    }
+    return yield* indexed(fences)
+  }
+
+  function* fromMemory(): Generator<void, EnvIndex[]> {
+    return yield* indexed(envs.map((env) => [...env.byId.values()]))
+  }
+
+  function* indexed(fences: Fence[][]): Generator<void, EnvIndex[]> {
+    const next = [new EnvIndex(), new EnvIndex()]
+    for (const live of [0, 1]) yield* next[live].loading(fences[live])
+    return next
+  }
+
+  const takeOver = (next: EnvIndex[], changed: Iterable<string>) => {
+    envs = next
+    for (const id of changed) reread(id)
+    generation++
+  }
+
+  const inBackground = (steps: Generator<void, EnvIndex[]>) => {
+    const changed = (changedSince = new Set())
+    running = (async () => {
+      for (;;) {
+        await new Promise(setImmediate)
+        // superseded by a newer rebuild, or the store closed under it
+        if (changedSince !== changed || !store.sqlite.open) return
+        const step = steps.next()
+        if (step.done) {
+          changedSince = undefined
+          return takeOver(step.value, changed)
+        }
+      }
+    })()
+  }
+
   const engine = {
     kinds: ['geofences'] as const,
     threshold: 5000,
     rebuild() {
-      // circles are evaluated from centre and radius: their 64-point ring is not read (with it,
-      // reading 100k rows took ~4 s of the 5 s start-up)
-      const rows = store.sqlite.prepare(`SELECT ${FENCE_COLUMNS}, CASE WHEN type = 'circle' THEN NULL ELSE geometry END AS geometry
-        FROM geofences WHERE enabled = 1`).all() as GeofenceRow[]
-      const fences = rows.map(fenceOf)
-      envs[0].load(fences.filter((f) => !f.live))
-      envs[1].load(fences.filter((f) => f.live))
-      generation++
+      if (built) return inBackground(fromStore())
+      const steps = fromStore()
+      let step = steps.next()
+      while (!step.done) step = steps.next()
+      takeOver(step.value, [])
+      built = true
     },
     apply(changes: readonly Change[]) {
       for (const change of changes) {
-        const row = change.deleted ? undefined : (byId().get(change.ref) as GeofenceRow | undefined)
-        for (const env of envs) env.remove(change.ref)
-        if (row && row.enabled === 1) envs[row.live].put(fenceOf(row))
+        reread(change.ref)
+        changedSince?.add(change.ref)
       }
-      // here, not in a search: the Fences a caller holds stay the engine's until the next change
-      for (const env of envs) env.settle()
+      if (!changedSince && envs.some((env) => env.worn)) inBackground(fromMemory())
       generation++
     },
     near: (live: boolean, lng: number, lat: number, m: number) => envs[live ? 1 : 0].search(lng, lat, m),
     get: (live: boolean, id: string) => envs[live ? 1 : 0].byId.get(id),
     size: (live: boolean) => envs[live ? 1 : 0].size,
     generation: () => generation,
+    async settled() {
+      while (running) {
+        const now = running
+        await now
+        if (running === now) running = undefined
+      }
+    },
   }
   return engine
 }) as (store: Store) => GeofenceEngine

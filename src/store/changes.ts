@@ -1,7 +1,7 @@
 import {sql} from 'kysely'
 import type {Statement} from 'better-sqlite3'
 import type {Store} from './db.js'
-import {writeGrouped} from './write.js'
+import {readSnapshot, writeGrouped} from './write.js'
 import type {ChangeKind} from './schema.js'
 
 export type {ChangeKind}
@@ -46,6 +46,9 @@ export interface ChangeFeed {
 
 const DEFAULT_THRESHOLD = 1000
 const READ_BATCH = 5000
+type ChangeValues = [seq: number, live: number, kind: ChangeKind, ref: string, deleted: number]
+const changeOf = ([seq, live, kind, ref, deleted]: ChangeValues): Change => ({seq, live: live === 1, kind, ref, deleted: deleted === 1})
+
 /** How stale another process's commits may be: the read costs ~1.5 µs, too dear for every request. */
 const POLL_MS = 1
 
@@ -62,11 +65,15 @@ interface Following {
  */
 export function createChangeFeed(store: Store): ChangeFeed {
   // prepared on first use: a store opened without migrations may not have the table yet
-  let statements: {since: Statement; newest: Statement} | undefined
+  let statements: {since: Statement; newest: Statement; first: Statement; kinds: Statement; ofKinds: Statement} | undefined
   const prepared = () => (statements ??= {
     // LIMIT as a literal: bound as a parameter it cost 5 µs more per read (measured, better-sqlite3 12)
     since: store.sqlite.prepare(`SELECT seq, live, kind, ref, deleted FROM changes WHERE seq > ? ORDER BY seq LIMIT ${READ_BATCH}`).raw(),
     newest: store.sqlite.prepare('SELECT coalesce(max(seq), 0) FROM changes').pluck(),
+    first: store.sqlite.prepare('SELECT min(seq) FROM changes WHERE seq > ?').pluck(),
+    kinds: store.sqlite.prepare('SELECT kind, count(*) FROM changes WHERE seq > ? AND seq <= ? GROUP BY kind').raw(),
+    ofKinds: store.sqlite.prepare(`SELECT seq, live, kind, ref, deleted FROM changes WHERE seq > ? AND seq <= ?
+      AND kind IN (SELECT value FROM json_each(?)) ORDER BY seq`).raw(),
   })
   const followers: Following[] = []
   let position = -1
@@ -82,7 +89,7 @@ export function createChangeFeed(store: Store): ChangeFeed {
   const read = () => {
     const {since, newest} = prepared()
     if (position < 0) position = newest.get() as number
-    let rows = since.all(position) as Array<[number, number, ChangeKind, string, number]>
+    const rows = since.all(position) as ChangeValues[]
     if (rows.length === 0) return
     // A gap after our position: rows we never saw were pruned, so nothing short of a rebuild is exact.
     if (rows[0][0] !== position + 1) {
@@ -90,17 +97,35 @@ export function createChangeFeed(store: Store): ChangeFeed {
       rebuildAll()
       return
     }
-    const changes: Change[] = []
-    while (rows.length) {
-      for (const [seq, live, kind, ref, deleted] of rows) changes.push({seq, live: live === 1, kind, ref, deleted: deleted === 1})
-      position = rows[rows.length - 1][0]
-      rows = rows.length === READ_BATCH ? (since.all(position) as typeof rows) : []
-    }
+    if (rows.length === READ_BATCH) return readSnapshot(store, readBacklog)
+    const changes = rows.map(changeOf)
+    position = rows[rows.length - 1][0]
     for (const f of followers) {
       const mine = changes.filter((c) => f.kinds.has(c.kind))
       if (mine.length === 0) continue
       if (mine.length > f.threshold) f.follower.rebuild()
       else f.follower.apply(mine)
+    }
+  }
+
+  /**
+   * A backlog of many changes (an import, a long absence), read on one snapshot: counted per
+   * kind first, so that a follower past its threshold rebuilds without its changes being read
+   * (reading 100k changes took 110 ms, counting them 15 ms).
+   */
+  const readBacklog = () => {
+    const {newest, first, kinds, ofKinds} = prepared()
+    const from = position
+    position = newest.get() as number
+    // pruned by another process since the first batch was read
+    if (first.get(from) !== from + 1) return rebuildAll()
+    const counts = new Map(kinds.all(from, position) as Array<[ChangeKind, number]>)
+    for (const f of followers) {
+      let count = 0
+      for (const kind of f.kinds) count += counts.get(kind) ?? 0
+      if (count === 0) continue
+      if (count > f.threshold) f.follower.rebuild()
+      else f.follower.apply((ofKinds.all(from, position, JSON.stringify([...f.kinds])) as ChangeValues[]).map(changeOf))
     }
   }
 

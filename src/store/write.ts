@@ -34,6 +34,14 @@ export function write<T>(store: Store, fn: (tx: Tx) => T): T {
   return result
 }
 
+/**
+ * Runs `fn`'s reads on one snapshot of the store, in a read transaction (inside a write, the
+ * write's own): no other connection's commit shows between two of its statements.
+ */
+export function readSnapshot<T>(store: Store, fn: () => T): T {
+  return store.sqlite.inTransaction ? fn() : store.sqlite.transaction(fn).deferred()
+}
+
 interface Pending {
   fn: (tx: Tx) => unknown
   resolve(value: unknown): void

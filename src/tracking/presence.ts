@@ -12,6 +12,14 @@ import type {Tx} from '../store/write.js'
  */
 export const EXIT_MARGIN = 10
 
+/**
+ * The most geofences a user is inside at once. Each event embeds the user and its geofences, so a
+ * fix entering n overlapping geofences wrote n² summaries: 2,000 of them at one point wrote 1.2 GB
+ * of events and failed to answer. Past it, the entries of highest confidence (then in answer order)
+ * are kept; the others may enter once the user has left some (docs/api/tracking.md).
+ */
+export const MAX_INSIDE = 100
+
 /** A fix as presence sees it. */
 export interface Fix {
   lng: number
@@ -189,11 +197,13 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (!buffer && shareInside(fence, fix.lng, fix.lat, 0) !== 1) continue
     const confidence = confidenceOf(shareInside(fence, fix.lng, fix.lat, fix.accuracy))
     const enter = buffer ? confidence >= 1 : confidence >= minConfidence
-    if (enter) {
-      entries.push({type: 'user.entered_geofence', fence, confidence})
-      inside.push(fence)
-    }
+    if (enter) entries.push({type: 'user.entered_geofence', fence, confidence})
   }
+  if (inside.length + entries.length > MAX_INSIDE) {
+    entries.sort((a, b) => b.confidence - a.confidence || bySortKey(a.fence, b.fence))
+    entries.length = Math.max(0, MAX_INSIDE - inside.length)
+  }
+  for (const {fence} of entries) inside.push(fence)
 
   if (!generate) {
     const kept = insideOf(fences.filter((f): f is Fence => f !== undefined))

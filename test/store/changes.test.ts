@@ -3,7 +3,8 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {geofenceInputSchema} from '../../src/geofences/input.js'
-import {createGeofence, deleteGeofence, upsertGeofenceByKey} from '../../src/geofences/store.js'
+import {createGeofence, deleteGeofence, insertGeofence, upsertGeofenceByKey} from '../../src/geofences/store.js'
+import {setSetting} from '../../src/project/settings.js'
 import {type Change, type Follower, pruneChanges} from '../../src/store/changes.js'
 import {writeGrouped} from '../../src/store/write.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -71,6 +72,32 @@ describe('the change feed', () => {
     expect(index.applied).toEqual([])
     expect(index.rebuilds).toBe(2)
     expect([...index.byId.values()].filter((d) => d.startsWith('bulk'))).toHaveLength(5)
+  })
+
+  it('past a batch of changes (an import): a follower past its threshold rebuilds unread, one under it gets exactly its changes', async () => {
+    const index = geofenceIndex()
+    const settings = {kinds: ['settings'] as const, rebuilds: 0, applied: [] as Change[], rebuild: () => settings.rebuilds++, apply: (c: readonly Change[]) => settings.applied.push(...c)}
+    s.store.feed.follow(settings)
+    // more geofence changes than the feed reads in a batch (5,000), with settings changes among
+    // them, in one group commit so that nothing (the running server's timers) reads in between
+    await Promise.all([
+      setSetting(s.store, false, 'geofences.operatingHoursOnly', true),
+      writeGrouped(s.store, (tx) => {
+        for (let i = 0; i < 6000; i++) insertGeofence(tx, false, circle(`import ${i}`))
+      }),
+      setSetting(s.store, true, 'geofences.operatingHoursOnly', true),
+    ])
+    s.store.feed.catchUp()
+    expect(index.rebuilds).toBe(2)
+    expect(index.applied).toEqual([])
+    expect([...index.byId.values()].filter((d) => d.startsWith('import '))).toHaveLength(6000)
+    expect(settings.rebuilds).toBe(1)
+    expect(settings.applied.map((c) => [c.kind, c.ref, c.live])).toEqual([['settings', 'geofences.operatingHoursOnly', false], ['settings', 'geofences.operatingHoursOnly', true]])
+    // and from there on, incrementally again
+    await setSetting(s.store, false, 'geofences.operatingHoursOnly', false)
+    s.store.feed.catchUp()
+    expect(settings.applied).toHaveLength(3)
+    expect(settings.rebuilds).toBe(1)
   })
 
   it('rebuilds a follower that fell behind pruned changes', async () => {

@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {geofenceInputSchema} from '../../src/geofences/input.js'
+import {geofenceEngine} from '../../src/geofences/index.js'
 import {insertGeofence} from '../../src/geofences/store.js'
 import {setSettings} from '../../src/project/settings.js'
 import {write} from '../../src/store/write.js'
@@ -99,7 +100,30 @@ describe('POST /v1/track', () => {
       const res = await track(at)
       expect(res.body.events).toEqual([])
       expect(res.body.user.geofences.map((g: any) => g.description)).toEqual(['Kept'])
+      // the second fix after the rebuilt tree took over (it is built in the background)
+      await geofenceEngine(server.store).settled()
     }
+  })
+
+  it('a fix inside more than 100 overlapping geofences enters the 100 of highest confidence, then in answer order', async () => {
+    const at = {longitude: 7.46, latitude: 43.77}
+    write(server.store, (tx) => {
+      for (let i = 0; i < 150; i++) {
+        // every tenth a small circle holding only half the accuracy disc: confidence 2, enough to enter
+        const radius = i % 10 === 9 ? 75 : 200 + i
+        insertGeofence(tx, false, {...geofenceInputSchema.parse({description: `Crowd ${i}`, type: 'circle', coordinates: [at.longitude, at.latitude], radius}),
+          tag: 'crowd', externalId: String(i).padStart(3, '0')})
+      }
+    })
+    const fix = {...at, deviceId: 'crowded', accuracy: 100, foreground: true}
+    const first = await track(fix)
+    expect(first.status).toBe(200)
+    const expected = Array.from({length: 150}, (_, i) => String(i).padStart(3, '0')).filter((_, i) => i % 10 !== 9).slice(0, 100)
+    expect(first.body.events.map((e: any) => [e.type, e.geofence.externalId, e.confidence])).toEqual(expected.map((id) => ['user.entered_geofence', id, 3]))
+    expect(first.body.user.geofences.map((g: any) => g.externalId)).toEqual(expected)
+    const again = await track(fix)
+    expect(again.body.events).toEqual([])
+    expect(again.body.user.geofences).toHaveLength(100)
   })
 
   it('deviceId alone is a logged-out user; userId with the deviceId logs that user in (same _id)', async () => {
