@@ -475,7 +475,12 @@ export const geofenceEngine = followed((store: Store) => {
           return takeOver(step.value, changed)
         }
       }
-    })()
+    })().catch((error: Error) => {
+      // the current index keeps answering; a rebuild from the table is tried again in a second
+      if (changedSince === changed) changedSince = undefined
+      process.emitWarning(`geofence index rebuild failed, retrying in 1 s: ${error.message}`)
+      setTimeout(() => store.sqlite.open && !changedSince && inBackground(fromStore()), 1000).unref()
+    })
   }
 
   const engine = {
