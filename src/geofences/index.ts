@@ -120,7 +120,7 @@ function userIdsOf(userId: string | null, userIds: string | null): Set<string> |
   return ids.length ? new Set(ids) : null
 }
 
-export function fenceOf(v: FenceValues): Fence {
+function fenceOf(v: FenceValues): Fence {
   const [id, live, tag, externalId, description, type, lng, lat, radius, metadata, userId, userIdList, ip, stopDetection,
     operatingHours, disableAfter, dwellThreshold, tripApproachingThreshold, minLng, minLat, maxLng, maxLat, geometry] = v
   const userIds = userIdsOf(userId, userIdList)
@@ -235,7 +235,7 @@ export function distanceTo(fence: Fence, lng: number, lat: number): number {
 const OVERLAY_MAX = 256
 /**
  * Rows read, or fences placed, between two turns of the event loop in a background rebuild:
- * ~5–10 ms each (a whole rebuild at 100k geofences took 2.5 s, every request waiting meanwhile).
+ * ~5–15 ms each (a whole rebuild at 100k geofences took 2.5 s, every request waiting meanwhile).
  */
 const SLICE = 500
 const NODE_SIZE = 16
