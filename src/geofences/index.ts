@@ -417,8 +417,8 @@ export interface GeofenceEngine {
  */
 export const geofenceEngine = followed((store: Store) => {
   let envs = [new EnvIndex(), new EnvIndex()]
+  /** 0 until the first build, which alone blocks. */
   let generation = 0
-  let built = false
   /** The geofences changed since the running background rebuild began (undefined when none runs). */
   let changedSince: Set<string> | undefined
   let running: Promise<void> | undefined
@@ -487,12 +487,11 @@ export const geofenceEngine = followed((store: Store) => {
     kinds: ['geofences'] as const,
     threshold: 5000,
     rebuild() {
-      if (built) return inBackground(fromStore())
+      if (generation > 0) return inBackground(fromStore())
       const steps = fromStore()
       let step = steps.next()
       while (!step.done) step = steps.next()
       takeOver(step.value, [])
-      built = true
     },
     apply(changes: readonly Change[]) {
       for (const change of changes) {

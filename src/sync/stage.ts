@@ -57,7 +57,7 @@ export class Stage {
   static async open(store: Store, spec: StageSpec, live: boolean): Promise<Stage> {
     const stage = new Stage(store, spec, live)
     await writeGrouped(store, (tx) => {
-      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${stage.name.slice(5)} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
+      tx.run(CompiledQuery.raw(`CREATE TEMP TABLE IF NOT EXISTS ${stage.name} (id, live, hash, seq, ${spec.columns.join(', ')}, existing, changed DEFAULT 1)`))
       tx.run(CompiledQuery.raw(`DELETE FROM ${stage.name}`))
     })
     return stage
