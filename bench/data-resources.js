@@ -1,4 +1,5 @@
-// bench/data-resources: users, trips, beacons and events over HTTP with 100,000 of each stored.
+// bench/data-resources: users, trips, beacons and events over HTTP with 100,000 of each stored
+// (two events in three a geofence entry whose user is inside 9 geofences, stored as track stores it).
 // Get and list-of-100 latency at low concurrency, create/upsert throughput at high concurrency,
 // against GET /health on the same server in the same run. The server runs in a child process so
 // the load generator never shares its thread. The targets are the data-API ones
@@ -11,6 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {loadConfig} from '../dist/config/index.js'
+import {partOf} from '../dist/events/parts.js'
 import {geofenceInputSchema} from '../dist/geofences/input.js'
 import {insertGeofence} from '../dist/geofences/store.js'
 import {createLogger} from '../dist/log.js'
@@ -56,7 +58,17 @@ if (process.env.BENCH_ROLE === 'server') {
     const location = db.prepare('INSERT INTO trip_locations (trip_id, lng, lat, updated_at) VALUES (?, ?, ?, ?)')
     const beacon = db.prepare(`INSERT INTO beacons (id, live, tag, external_id, description, type, uuid, major, minor, lng, lat, enabled, metadata, created_at, updated_at)
       VALUES (?, 0, 'bench', ?, ?, 'ibeacon', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', ?, '1', ?, ?, 1, NULL, ?, ?)`)
-    const event = db.prepare(`INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)`)
+    const event = db.prepare(`INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at, parts, parts_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    // geofence events as track stores them: the user inside 9 of 2,000 geofences, whose summaries are event parts
+    const part = db.prepare('INSERT INTO event_parts (key, json) VALUES (?, ?)')
+    const summaries = Array.from({length: 2000}, (_, g) => partOf(JSON.stringify({_id: newId(), tag: 'bench', externalId: String(g), description: `Shop ${g}`,
+      type: 'circle', geometryCenter: {type: 'Point', coordinates: [7.42, 43.73]}, geometryRadius: 100, metadata: {}})))
+    for (const p of summaries) part.run(p.key, p.json)
+    const geofenceEvent = (uid, i, at) => {
+      const lead = `{"user":{"_id":"${uid}","live":false,"userId":"user-${i}","deviceId":"device-${i}","createdAt":"${at}","updatedAt":"${at}","geofences":[`
+      const inside = Array.from({length: 9}, (_, k) => summaries[(i * 7 + k * 211) % summaries.length])
+      return {payload: `${lead}]},"geofence":${inside[0].json},"confidence":3}`, parts: inside.map((p) => p.key).join(','), at: lead.length}
+    }
     for (let i = 0; i < COUNT; i++) {
       const uid = newId()
       const lng = random(7.40, 7.44)
@@ -68,7 +80,10 @@ if (process.env.BENCH_ROLE === 'server') {
       trip.run(tid, `order-${i}`, uid, `user-${i}`, String(i % 500), STATUSES[i % STATUSES.length], stamp(i, 1), stamp(i, 1))
       for (let k = 0; k < 3; k++) location.run(tid, lng + k / 1000, lat, stamp(i, 1))
       beacon.run(newId(), `b-${i}`, `Beacon ${i}`, String(i % 65536), lng, lat, stamp(i, 2), stamp(i, 2))
-      event.run(newId(), i % 3 ? 'user.entered_geofence' : 'conversion', uid, `user-${i}`, JSON.stringify({name: 'checkout', revenue: 10}), stamp(i, 3), stamp(i, 3))
+      if (i % 3) {
+        const e = geofenceEvent(uid, i, stamp(i, 3))
+        event.run(newId(), 'user.entered_geofence', uid, `user-${i}`, e.payload, stamp(i, 3), stamp(i, 3), e.parts, e.at)
+      } else event.run(newId(), 'conversion', uid, `user-${i}`, JSON.stringify({name: 'checkout', revenue: 10}), stamp(i, 3), stamp(i, 3), null, null)
       for (const [name, k] of [['users', 0], ['trips', 1], ['beacons', 2], ['events', 3]]) stamps[name].push(stamp(i, k))
     }
   })

@@ -1,7 +1,8 @@
 import type {Selectable} from 'kysely'
 import type {EventTable} from '../store/schema.js'
 
-export type EventRow = Selectable<EventTable>
+/** An event as it is read: its whole payload (events/parts.ts put its parts back). */
+export type EventRow = Omit<Selectable<EventTable>, 'parts' | 'parts_at'>
 
 /** The spec's Event resource: the stored payload under the common fields. */
 export function eventJson(row: EventRow): Record<string, unknown> {

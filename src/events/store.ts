@@ -3,11 +3,13 @@ import {nowIso} from '../store/ids.js'
 import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {writeGrouped} from '../store/write.js'
 import type {EventRow} from './json.js'
+import {readEvent, type StoredEvent} from './parts.js'
 
 const byId = (store: Store, live: boolean, id: string) => store.db.selectFrom('events').selectAll().where('live', '=', live ? 1 : 0).where('id', '=', id)
 
 export async function findEvent(store: Store, live: boolean, id: string): Promise<EventRow | undefined> {
-  return byId(store, live, id).executeTakeFirst()
+  const row = await byId(store, live, id).executeTakeFirst()
+  return row && readEvent(store, row)
 }
 
 export interface EventFilters {
@@ -28,14 +30,26 @@ export function listEvents(store: Store, live: boolean, filters: EventFilters, p
   if (filters.types?.length) q = q.where('type', 'in', filters.types)
   const bounds = {limit: page.limit, createdBefore: page.createdBefore, createdAfter: page.createdAfter}
   const userId = filters.userId
-  if (userId === undefined) return fetchPage(q, bounds, 'created_at')
+  if (userId === undefined) return read(store, fetchPage(q, bounds, 'created_at'))
   // a user row's userId, once set, never changes: its logged-in events all carry it
   const owner = (store.statement(OWNER_USER_ID).get(live ? 1 : 0, userId) as {user_id: string | null} | undefined)?.user_id
-  return fetchMergedPage([
+  return read(store, fetchMergedPage([
     q.where('user_id', '=', userId),
     q.where('user_id', 'is', null).where('user_ref', '=', userId),
     ...(owner && owner !== userId ? [q.where('user_id', '=', owner).where('user_ref', '=', userId)] : []),
-  ], bounds, 'created_at')
+  ], bounds, 'created_at'))
+}
+
+/** A page of stored events as they are read (parts in place). */
+function read(store: Store, page: Page<StoredEvent>): Page<EventRow> {
+  return {
+    rows: (async function* () {
+      for await (const chunk of page.rows) yield chunk.map((row) => readEvent(store, row))
+    })(),
+    get hasMore() {
+      return page.hasMore
+    },
+  }
 }
 
 export async function deleteEvent(store: Store, live: boolean, id: string): Promise<boolean> {
@@ -51,15 +65,17 @@ export type Verification = 'accept' | 'reject'
  */
 export function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string): Promise<EventRow | undefined> {
   return writeGrouped(store, (tx) => {
-    const row = tx.get(byId(store, live, id))
-    if (!row) return undefined
+    const stored = tx.get(byId(store, live, id))
+    if (!stored) return undefined
+    const row = readEvent(store, stored)
     const payload = JSON.parse(row.payload) as Record<string, unknown>
     payload.verification = verification
     payload.verifiedAt = nowIso()
     if (verifiedPlaceId !== undefined) payload.verifiedPlace = {_id: verifiedPlaceId}
     else delete payload.verifiedPlace
     const updated = {...row, payload: JSON.stringify(payload)}
-    tx.run(store.db.updateTable('events').set({payload: updated.payload}).where('id', '=', id))
+    // stored whole again: a verdict is rare, and the event's parts stay stored for others
+    tx.run(store.db.updateTable('events').set({payload: updated.payload, parts: null, parts_at: null}).where('id', '=', id))
     return updated
   })
 }

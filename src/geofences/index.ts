@@ -1,6 +1,7 @@
 import {BlockList} from 'node:net'
 import Flatbush from 'flatbush'
 import type {Statement} from 'better-sqlite3'
+import {type EventPart, partOf} from '../events/parts.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {circleShare, degreesAround, distanceToRing, haversine, insideRing, localX, localY, ringRadii, ringShare} from './confidence.js'
@@ -49,6 +50,8 @@ export interface Fence {
   summary: Record<string, unknown>
   /** `summary` as JSON, made on first use (`summaryText`). */
   summaryJson?: string
+  /** `summary` as an event part, made on first use (`summaryPart`). */
+  part?: EventPart
   /** Order of geofences in answers and events: tag, externalId, `_id`. */
   sortKey: string
 }
@@ -159,6 +162,7 @@ function fenceOf(v: FenceValues): Fence {
     tripApproachingThreshold,
     sortKey: `${tag ?? ''}\u0000${externalId ?? ''}\u0000${id}`,
     summaryJson: undefined,
+    part: undefined,
     summary,
   }
   fence.geo = shapeOf(fence, geometry)
@@ -170,6 +174,9 @@ export const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a
 
 /** The geofence's `summary` as JSON text, serialised once per geofence. */
 export const summaryText = (fence: Fence): string => (fence.summaryJson ??= JSON.stringify(fence.summary))
+
+/** The summary as events store it once for all the users that embed it (events/parts.ts). */
+export const summaryPart = (fence: Fence): EventPart => (fence.part ??= partOf(summaryText(fence)))
 
 /** The cosine of the last latitude asked about: the candidates of one fix share it. */
 let cosLat = NaN, cosOfLat = 1

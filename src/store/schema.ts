@@ -149,10 +149,23 @@ export interface EventTable {
   type: string
   user_ref: string | null
   user_id: string | null
-  /** The whole event body as the API returns it, minus `_id`, `live`, `type`, timestamps. */
+  /**
+   * The event body as the API returns it, minus `_id`, `live`, `type`, timestamps, and minus the
+   * JSON of its `parts` when it has some (events/parts.ts puts them back when the event is read).
+   */
   payload: string
   created_at: string
   actual_created_at: string
+  /** Keys in `event_parts`, comma-joined, whose JSON (comma-joined) goes at `parts_at` in `payload` (migration 015). */
+  parts: string | null
+  parts_at: number | null
+}
+
+/** A piece of JSON many events embed (a geofence summary in the user's `geofences`), stored once (migration 015). */
+export interface EventPartTable {
+  /** Of the JSON's content (events/parts.ts). */
+  key: string
+  json: string
 }
 
 export interface UsageTable {
@@ -228,6 +241,7 @@ export interface Database {
   trips: TripTable
   trip_locations: TripLocationTable
   events: EventTable
+  event_parts: EventPartTable
   usage: UsageTable
   changes: ChangeTable
   webhooks: WebhookTable

@@ -1,6 +1,8 @@
 import {CompiledQuery} from 'kysely'
 import type {EventRow} from '../events/json.js'
+import {type EventParts, eventParts} from '../events/parts.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
+import {summaryPart} from '../geofences/index.js'
 import type {MapData} from '../map/index.js'
 import {getSettings} from '../project/settings.js'
 import {REGION_FIELDS, type Region, regionJson, regionsAt} from '../regions/index.js'
@@ -9,7 +11,7 @@ import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
-import {type UserRow, userJsonText} from '../users/json.js'
+import {type UserRow, userJsonAround} from '../users/json.js'
 import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID} from '../users/store.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
@@ -189,11 +191,16 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     derived.trip = json
   }
   const location = {type: 'Point', coordinates: [lng, lat]}
-  const userText = userJsonText(row, insideText, derived)
-  // the user is serialised once and spliced into every event's text: the body's key order is kept
+  const [userBefore, userAfter] = userJsonAround(row, derived)
+  const userText = userBefore + insideText + userAfter
+  // every event embeds the user, its geofences as parts stored once (events/parts.ts); the body's
+  // key order is kept
+  const lead = `{"user":${userBefore}`
+  let parts: EventParts | undefined
   const base = (type: string, body: Record<string, unknown>): NewEvent => {
     const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}
-    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, bodyText: `{"user":${userText},${JSON.stringify(rest).slice(1)}`}
+    parts ??= eventParts(inside.map(summaryPart), lead.length, insideText)
+    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, bodyText: `${lead}${userAfter},${JSON.stringify(rest).slice(1)}`, parts}
   }
   const events: NewEvent[] = generate ? [
     ...transitions.map((t) => base(t.type, {

@@ -33,15 +33,16 @@ export function userJsonWith(row: UserRow, context: Record<string, unknown>): Re
 }
 
 /**
- * `userJsonWith` as JSON text, with the geofences given as their summaries' JSON text, comma-joined
- * (`summaryText`: each geofence serialised once, not once per track; at 100k geofences a user is
- * inside ~9 and serialising their summaries was a quarter of track's own time). `context` has no
- * `geofences`.
+ * `userJsonWith` as JSON text in two, around its geofences' JSON: the text up to the `[` of
+ * `geofences`, and from its `]` on. Track puts the geofences' summaries in between, as their JSON
+ * comma-joined (`summaryText`: each geofence serialised once, not once per track; at 100k
+ * geofences a user is inside ~9 and serialising their summaries was a quarter of track's own
+ * time), and stores each event's user without them (events/parts.ts). `context` has no `geofences`.
  */
-export function userJsonText(row: UserRow, geofences: string, context: Record<string, unknown>): string {
+export function userJsonAround(row: UserRow, context: Record<string, unknown>): [before: string, after: string] {
   const head = JSON.stringify(userHead(row))
   const tail = JSON.stringify(context)
-  return `${head.slice(0, -1)},"geofences":[${geofences}]${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`
+  return [`${head.slice(0, -1)},"geofences":[`, tail.length > 2 ? `],${tail.slice(1)}` : ']}']
 }
 
 function userHead(row: UserRow): Record<string, unknown> {

@@ -3,6 +3,7 @@ import {CompiledQuery} from 'kysely'
 import os from 'node:os'
 import type {Config} from '../config/index.js'
 import type {EventRow} from '../events/json.js'
+import {readEvent} from '../events/parts.js'
 import type {Logger} from '../log.js'
 import type {Store} from '../store/db.js'
 import {type Tx, write, writeGrouped} from '../store/write.js'
@@ -54,7 +55,7 @@ const WINDOW = 16
 
 const OWED = `SELECT o.id, o.attempts, o.next_attempt_at, o.lease_until, o.lease_owner, o.created_at,
     e.id AS e_id, e.live AS e_live, e.type AS e_type, e.user_ref AS e_user_ref, e.user_id AS e_user_id,
-    e.payload AS e_payload, e.created_at AS e_created_at, e.actual_created_at AS e_actual_created_at
+    e.payload AS e_payload, e.created_at AS e_created_at, e.actual_created_at AS e_actual_created_at, e.parts AS e_parts, e.parts_at AS e_parts_at
   FROM webhook_outbox o LEFT JOIN events e ON e.id = o.event_id
   WHERE o.webhook_id = ? AND o.status IN ('pending', 'failed') ORDER BY o.id LIMIT ?`
 const LEASE = 'UPDATE webhook_outbox SET lease_until = ?, lease_owner = ? WHERE id = ?'
@@ -171,7 +172,7 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       const webhook = webhooks[(first + k) % webhooks.length]
       if (inFlight.size + claims.length >= options.concurrency) break
       if (inFlight.has(webhook.id) || (nextLook.get(webhook.id) ?? 0) > now) continue
-      const rows = tx.all<Record<string, unknown>>(CompiledQuery.raw(OWED, [webhook.id, webhook.batch ? BATCH_SIZE : WINDOW])).map(owedRow)
+      const rows = tx.all<Record<string, unknown>>(CompiledQuery.raw(OWED, [webhook.id, webhook.batch ? BATCH_SIZE : WINDOW])).map((r) => owedRow(store, r))
       const head = rows[0]
       if (!head) {
         nextLook.set(webhook.id, Infinity)
@@ -308,15 +309,15 @@ function secretCache(store: Store): {of(id: string): string | undefined} {
   }
 }
 
-function owedRow(r: Record<string, unknown>): OwedRow {
+function owedRow(store: Store, r: Record<string, unknown>): OwedRow {
   return {
     id: r.id as number, attempts: r.attempts as number, next_attempt_at: r.next_attempt_at as string,
     lease_until: r.lease_until as string | null, lease_owner: r.lease_owner as string | null, created_at: r.created_at as string,
-    event: r.e_id === null ? null : {
+    event: r.e_id === null ? null : readEvent(store, {
       id: r.e_id as string, live: r.e_live as number, type: r.e_type as string, user_ref: r.e_user_ref as string | null,
       user_id: r.e_user_id as string | null, payload: r.e_payload as string, created_at: r.e_created_at as string,
-      actual_created_at: r.e_actual_created_at as string,
-    },
+      actual_created_at: r.e_actual_created_at as string, parts: r.e_parts as string | null, parts_at: r.e_parts_at as number | null,
+    }),
   }
 }
 

@@ -19,7 +19,7 @@ describe('migrations', () => {
     dirs.push(dir)
     const store = await openStore(dir)
     const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT LIKE 'sqlite%' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'events', 'geofence_metadata', 'geofences', 'settings', 'sync_runs', 'sync_sources', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
+    expect(tables).toEqual(['api_keys', 'beacons', 'changes', 'event_parts', 'events', 'geofence_metadata', 'geofences', 'settings', 'sync_runs', 'sync_sources', 'trip_locations', 'trips', 'usage', 'users', 'webhook_outbox', 'webhooks'])
     for (const table of ['users', 'geofences', 'beacons', 'trips', 'events', 'settings', 'api_keys']) {
       const columns = store.sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all()
       expect(columns, table).toContain('live')
@@ -134,6 +134,28 @@ describe('migrations', () => {
       {name: 'events_live_user_id', sql: 'CREATE INDEX events_live_user_id ON events (live, user_id)'},
       {name: 'events_user_ref', sql: 'CREATE INDEX events_user_ref ON events (user_ref)'},
     ])
+    await rawDb.destroy()
+  })
+  it('store the geofences embedded in event users once (015), and back down with every payload whole', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const store = await openStore(dir)
+    const insert = store.sqlite.prepare(`INSERT INTO events (id, live, type, user_ref, user_id, payload, created_at, actual_created_at, parts, parts_at)
+      VALUES (?, 0, 'user.entered_geofence', 'u1', NULL, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', ?, ?)`)
+    const head = '{"user":{"_id":"u1","geofences":['
+    insert.run('e1', `${head}]},"confidence":3}`, 'kb,ka', head.length)
+    insert.run('e2', '{"name":"whole"}', null, null)
+    store.sqlite.prepare("INSERT INTO event_parts (key, json) VALUES ('ka', '{\"_id\":\"a\"}'), ('kb', '{\"_id\":\"b\"}')").run()
+    await store.close()
+
+    const raw = new Database(path.join(dir, 'loc.db'))
+    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
+    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('014_events_user_ref_logged_out')).error).toBeUndefined()
+    expect(raw.prepare('SELECT id, payload FROM events ORDER BY id').all()).toEqual([
+      {id: 'e1', payload: '{"user":{"_id":"u1","geofences":[{"_id":"b"},{"_id":"a"}]},"confidence":3}'},
+      {id: 'e2', payload: '{"name":"whole"}'},
+    ])
+    expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'event_parts'").pluck().get()).toBe(0)
     await rawDb.destroy()
   })
 })
