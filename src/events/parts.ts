@@ -33,8 +33,8 @@ export interface EventParts {
   json: string
 }
 
-/** `list`'s parts at `at`; `json` when the caller has their JSON comma-joined already. */
-export function eventParts(list: readonly EventPart[], at: number, json = list.map((p) => p.json).join(',')): EventParts {
+/** `list`'s parts at `at`, `json` being their JSON comma-joined. */
+export function eventParts(list: readonly EventPart[], at: number, json: string): EventParts {
   return {at, list, keys: list.map((p) => p.key).join(','), json}
 }
 
@@ -74,7 +74,7 @@ export const withPartsJson = (payload: string, at: number, json: string): string
 const PARTS = 'SELECT key, json FROM event_parts WHERE key IN (SELECT value FROM json_each(?))'
 
 /** An event as stored, its parts apart. */
-export type StoredEvent = EventRow & Pick<Selectable<EventTable>, 'parts' | 'parts_at'>
+export type StoredEvent = Selectable<EventTable>
 
 /** A stored event as it is read: its parts put back into its payload. */
 export function readEvent(store: Store, stored: StoredEvent): EventRow {

@@ -1,6 +1,6 @@
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
-import {fetchMergedPage, fetchPage, type Page, type PageQuery} from '../store/paging.js'
+import {fetchMergedPage, fetchPage, mapPage, type Page, type PageQuery} from '../store/paging.js'
 import {writeGrouped} from '../store/write.js'
 import type {EventRow} from './json.js'
 import {readEvent, type StoredEvent} from './parts.js'
@@ -30,26 +30,15 @@ export function listEvents(store: Store, live: boolean, filters: EventFilters, p
   if (filters.types?.length) q = q.where('type', 'in', filters.types)
   const bounds = {limit: page.limit, createdBefore: page.createdBefore, createdAfter: page.createdAfter}
   const userId = filters.userId
-  if (userId === undefined) return read(store, fetchPage(q, bounds, 'created_at'))
+  const read = (page: Page<StoredEvent>) => mapPage(page, (row) => readEvent(store, row))
+  if (userId === undefined) return read(fetchPage(q, bounds, 'created_at'))
   // a user row's userId, once set, never changes: its logged-in events all carry it
   const owner = (store.statement(OWNER_USER_ID).get(live ? 1 : 0, userId) as {user_id: string | null} | undefined)?.user_id
-  return read(store, fetchMergedPage([
+  return read(fetchMergedPage([
     q.where('user_id', '=', userId),
     q.where('user_id', 'is', null).where('user_ref', '=', userId),
     ...(owner && owner !== userId ? [q.where('user_id', '=', owner).where('user_ref', '=', userId)] : []),
   ], bounds, 'created_at'))
-}
-
-/** A page of stored events as they are read (parts in place). */
-function read(store: Store, page: Page<StoredEvent>): Page<EventRow> {
-  return {
-    rows: (async function* () {
-      for await (const chunk of page.rows) yield chunk.map((row) => readEvent(store, row))
-    })(),
-    get hasMore() {
-      return page.hasMore
-    },
-  }
 }
 
 export async function deleteEvent(store: Store, live: boolean, id: string): Promise<boolean> {

@@ -84,6 +84,18 @@ export function pageOf<T>(chunks: AsyncIterable<T[]>, limit: number): Page<T> {
   return page
 }
 
+/** `page` with each row made into another as it is read (`hasMore` as `page` knows it). */
+export function mapPage<T, U>(page: Page<T>, fn: (row: T) => U): Page<U> {
+  return {
+    rows: (async function* () {
+      for await (const chunk of page.rows) yield chunk.map(fn)
+    })(),
+    get hasMore() {
+      return page.hasMore
+    },
+  }
+}
+
 /** `rows` (already in order) as a page's chunks. */
 export async function* inChunks<T>(rows: T[]): AsyncGenerator<T[]> {
   for (let i = 0; i < rows.length; i += CHUNK_ROWS) yield rows.slice(i, i + CHUNK_ROWS)

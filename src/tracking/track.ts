@@ -195,12 +195,11 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const userText = userBefore + insideText + userAfter
   // every event embeds the user, its geofences as parts stored once (events/parts.ts); the body's
   // key order is kept
-  const lead = `{"user":${userBefore}`
   let parts: EventParts | undefined
   const base = (type: string, body: Record<string, unknown>): NewEvent => {
     const rest = {location, locationAccuracy: input.accuracy ?? null, ...(input.replayed ? {replayed: true} : {}), ...body}
-    parts ??= eventParts(inside.map(summaryPart), lead.length, insideText)
-    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, bodyText: `${lead}${userAfter},${JSON.stringify(rest).slice(1)}`, parts}
+    parts ??= eventParts(inside.map(summaryPart), '{"user":'.length + userBefore.length, insideText)
+    return {type, userRef: row.id, userId: row.user_id, createdAt: atIso, bodyText: `{"user":${userBefore}${userAfter},${JSON.stringify(rest).slice(1)}`, parts}
   }
   const events: NewEvent[] = generate ? [
     ...transitions.map((t) => base(t.type, {
