@@ -13,6 +13,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
 
+/** The store file of `dir` opened raw, to migrate it down to a named migration and read what is left. */
+function opened(dir: string) {
+  const raw = new Database(path.join(dir, 'loc.db'))
+  const db = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
+  return {
+    raw,
+    migrateTo: (name: string) => new Migrator({db, provider: {getMigrations: async () => migrations}}).migrateTo(name),
+    close: () => db.destroy(),
+  }
+}
+
 describe('migrations', () => {
   it('build every table on an empty database, in WAL mode', async () => {
     const dir = tempDir()
@@ -98,18 +109,17 @@ describe('migrations', () => {
     expect(columns).not.toContain('presence_stamp')
 
     await store.close()
-    const raw = new Database(path.join(dir, 'loc.db'))
-    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
-    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('012_presence_in_user')).error).toBeUndefined()
+    const {raw, migrateTo, close} = opened(dir)
+    expect((await migrateTo('012_presence_in_user')).error).toBeUndefined()
     expect(raw.prepare('SELECT geofence_id, user_ref FROM geofence_presence ORDER BY 1, 2').all())
       .toEqual([{geofence_id: 'g1', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u1'}, {geofence_id: 'g2', user_ref: 'u2'}])
-    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('011_presence_stamp')).error).toBeUndefined()
+    expect((await migrateTo('011_presence_stamp')).error).toBeUndefined()
     expect(raw.prepare('SELECT user_ref, geofence_id, entered_at, dwelled, confidence FROM geofence_presence ORDER BY 1, 2').all()).toEqual([
       {user_ref: 'u1', geofence_id: 'g1', entered_at: '2026-01-01T00:00:01.000Z', dwelled: 1, confidence: 3},
       {user_ref: 'u1', geofence_id: 'g2', entered_at: '2026-01-01T00:00:02.000Z', dwelled: 0, confidence: 2},
       {user_ref: 'u2', geofence_id: 'g2', entered_at: '2026-01-01T00:00:03.000Z', dwelled: 0, confidence: 1},
     ])
-    await rawDb.destroy()
+    await close()
   })
 
   it("index each event's user once, for the userId filter's newest-first reads (014), and back down", async () => {
@@ -127,15 +137,15 @@ describe('migrations', () => {
     expect(plan("user_id = 'u' AND user_ref = 'r'")).toMatch(/^SEARCH events USING INDEX events_live_user_id /)
     await store.close()
 
-    const raw = new Database(path.join(dir, 'loc.db'))
-    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
-    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('013_presence_only_in_user')).error).toBeUndefined()
+    const {raw, migrateTo, close} = opened(dir)
+    expect((await migrateTo('013_presence_only_in_user')).error).toBeUndefined()
     expect(raw.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('events_live_user_id', 'events_user_ref') ORDER BY name").all()).toEqual([
       {name: 'events_live_user_id', sql: 'CREATE INDEX events_live_user_id ON events (live, user_id)'},
       {name: 'events_user_ref', sql: 'CREATE INDEX events_user_ref ON events (user_ref)'},
     ])
-    await rawDb.destroy()
+    await close()
   })
+
   it('store the geofences embedded in event users once (015), and back down with every payload whole', async () => {
     const dir = tempDir()
     dirs.push(dir)
@@ -148,14 +158,13 @@ describe('migrations', () => {
     store.sqlite.prepare("INSERT INTO event_parts (key, json) VALUES ('ka', '{\"_id\":\"a\"}'), ('kb', '{\"_id\":\"b\"}')").run()
     await store.close()
 
-    const raw = new Database(path.join(dir, 'loc.db'))
-    const rawDb = new Kysely<unknown>({dialect: new SqliteDialect({database: raw})})
-    expect((await new Migrator({db: rawDb, provider: {getMigrations: async () => migrations}}).migrateTo('014_events_user_ref_logged_out')).error).toBeUndefined()
+    const {raw, migrateTo, close} = opened(dir)
+    expect((await migrateTo('014_events_user_ref_logged_out')).error).toBeUndefined()
     expect(raw.prepare('SELECT id, payload FROM events ORDER BY id').all()).toEqual([
       {id: 'e1', payload: '{"user":{"_id":"u1","geofences":[{"_id":"b"},{"_id":"a"}]},"confidence":3}'},
       {id: 'e2', payload: '{"name":"whole"}'},
     ])
     expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'event_parts'").pluck().get()).toBe(0)
-    await rawDb.destroy()
+    await close()
   })
 })
