@@ -1,6 +1,6 @@
 // The small harness every benchmark shares: load generation, memory sampling, and printing figures beside targets.
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {Session} from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -23,6 +23,34 @@ export async function load({url, method = 'GET', headers = {}, body, connections
     throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
   return {rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total}
+}
+
+/**
+ * CPU time (µs) process `pid` has used so far: its main thread (JS, and SQLite, which runs on it)
+ * and all its other threads together (worker threads such as the checkpointer, V8's GC helpers,
+ * libuv's pool). Linux /proc, in clock ticks of 10 ms; {main: 0, others: 0} elsewhere.
+ */
+export function threadCpu(pid) {
+  const cpu = {main: 0, others: 0}
+  let tids = []
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return cpu
+  }
+  for (const tid of tids) {
+    let stat
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    } catch {
+      continue // the thread ended between the listing and the read
+    }
+    // fields after the parenthesised name: state is the 3rd field, utime the 14th, stime the 15th
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const us = (Number(fields[11]) + Number(fields[12])) * 10_000
+    cpu[tid === String(pid) ? 'main' : 'others'] += us
+  }
+  return cpu
 }
 
 /** Samples RSS every 50 ms; `stop()` returns the peak in MB. */

@@ -21,7 +21,7 @@ import {createLogger} from '../dist/log.js'
 import {createKey} from '../dist/project/keys.js'
 import {write} from '../dist/store/write.js'
 import {openSystem, serve} from '../dist/system.js'
-import {load, peakRss, percentile, profile, report, serverScripts, stopWhenAsked} from './harness.js'
+import {load, peakRss, percentile, profile, report, serverScripts, stopWhenAsked, threadCpu} from './harness.js'
 import {DEVICES, fix, geofence, moveDevice, positions, STEP_M, TELEPORT} from './track-world.js'
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number)
@@ -86,7 +86,10 @@ if (cluster.isWorker) {
       stopProfile = await profile(`track-${count}-${process.pid}`)
     }
     if (message === 'settle') {
-      system.store.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+      // RESTART, not TRUNCATE: a serving store's WAL keeps its size (nothing truncates it), so a
+      // round must not pay for growing the file again (the kernel zeroing and allocating its pages
+      // was ~5 µs a track at 100k geofences, ~2 at 1k)
+      system.store.sqlite.pragma('wal_checkpoint(RESTART)')
       process.send('settled')
     }
   })
@@ -169,9 +172,13 @@ async function trackRound(server) {
     method: 'POST', path: '/v1/track',
     setupRequest: (req) => ({...req, body: JSON.stringify(moveDevice(Math.floor(Math.random() * DEVICES)))}),
   }
+  const serverBefore = threadCpu(server.child.pid)
+  const generatorBefore = process.cpuUsage()
   const result = await asDevicesOf(server, () => load({url: server.url, headers: server.headers, connections: CONNECTIONS, seconds: ROUND_SECONDS, requests: [trackRequest], latencies: server.latencies}))
+  const generator = process.cpuUsage(generatorBefore)
+  const serverAfter = threadCpu(server.child.pid)
   await settle(server)
-  return result
+  return {...result, cpu: {main: serverAfter.main - serverBefore.main, others: serverAfter.others - serverBefore.others, generator: generator.user + generator.system}}
 }
 
 async function finish(server) {
@@ -183,12 +190,14 @@ async function finish(server) {
   const latencies = Float64Array.from(server.latencies).sort()
   const ms = (p) => Math.round(percentile(latencies, p))
   const p99s = rounds.map((r) => r.p99).sort((a, b) => a - b)
+  const cpuPerTrack = (part) => (rounds.reduce((sum, r) => sum + r.cpu[part], 0) / total).toFixed(0)
   const big = size >= 100_000
   const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
   report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own${WORKERS > 1 ? ` (${WORKERS} workers)` : ''}`, [
     {name: 'POST /v1/track tracks/s', value: Math.round(rps), target: big ? '≥ 3,000/s' : undefined, ok: big ? rps >= 3000 : undefined},
     {name: 'POST /v1/track p50 / p99', value: `${ms(50)} / ${ms(99)}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? ms(99) <= 25 : undefined},
     {name: 'p99 per round (min – max)', value: `${p99s[0]} – ${p99s[p99s.length - 1]}`, unit: 'ms'},
+    {name: 'CPU per track: server main thread / its other threads / load generator', value: `${cpuPerTrack('main')} / ${cpuPerTrack('others')} / ${cpuPerTrack('generator')}`, unit: 'µs'},
     {name: 'GET /v1/config req/s (baseline)', value: config.rps},
     {name: 'track / config', value: `${((rps / config.rps) * 100).toFixed(1)} %`},
     {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
