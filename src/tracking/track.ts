@@ -43,7 +43,8 @@ export interface TrackResult {
  * store's write lock orders them) and the answer comes only after the commit.
  */
 export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: string): Promise<TrackResult> {
-  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()))
+  // no savepoint: a track's input is validated before, so it throws only on a fault
+  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()), {savepoint: false})
 }
 
 const env = (live: boolean) => (live ? 1 : 0)

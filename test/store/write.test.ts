@@ -88,6 +88,39 @@ describe('writeGrouped: group commit', () => {
     expect(store.sqlite.prepare('SELECT month FROM usage ORDER BY month').pluck().all()).toEqual(['2027-01', '2027-03'])
   })
 
+  it('runs a write that asked for no savepoint once when its batch commits', async () => {
+    let runs = 0
+    await Promise.all([
+      writeGrouped(store, (tx) => (runs++, tx.run(insert('2029-01'))), {savepoint: false}),
+      writeGrouped(store, (tx) => tx.run(insert('2029-02'))),
+    ])
+    expect(runs).toBe(1)
+    expect(store.sqlite.prepare('SELECT month FROM usage ORDER BY month').pluck().all()).toEqual(['2029-01', '2029-02'])
+  })
+
+  it('rolls the batch back when a write without a savepoint throws, and runs it again with each write alone', async () => {
+    const runs = {before: 0, after: 0}
+    const hooks: string[] = []
+    const results = await Promise.allSettled([
+      writeGrouped(store, (tx) => {
+        runs.before++
+        tx.afterCommit(() => hooks.push('before'))
+        return tx.run(insert('2029-03'))
+      }, {savepoint: false}),
+      writeGrouped(store, (tx) => {
+        tx.run(insert('2029-04'))
+        throw new Error('disk on fire')
+      }, {savepoint: false}),
+      writeGrouped(store, (tx) => (runs.after++, tx.run(insert('2029-05')))),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('disk on fire')
+    expect(store.sqlite.prepare('SELECT month FROM usage ORDER BY month').pluck().all()).toEqual(['2029-03', '2029-05'])
+    // the first attempt ran the writes before the throw only, and its hooks never run
+    expect(runs).toEqual({before: 2, after: 1})
+    expect(hooks).toEqual(['before'])
+  })
+
   it('answers each writer only after its commit is on disk', async () => {
     const pending = writeGrouped(store, (tx) => tx.run(insert('2027-04')))
     // nothing is written before the turn ends
