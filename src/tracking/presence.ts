@@ -147,11 +147,8 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     cache.set(userRef, entry)
   }
   const fences = entry?.fences ?? []
-  // the rows' geofences, by identity (a Map of their ids hashed and compared strings)
-  const present = new Set<Fence>()
   const minConfidence = settings['geofences.minConfidence']
   const bufferExits = settings['geofences.bufferExits']
-  const atIso = fix.at.toISOString()
   const atMs = fix.at.getTime()
   const exits: GeofenceTransition[] = []
   const entries: GeofenceTransition[] = []
@@ -161,7 +158,6 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i], fence = fences[i]
-    if (fence) present.add(fence)
     // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
     if (!fence || (fence.limited && atMs >= fence.disableAfter)) {
       gone.push(row[0])
@@ -189,7 +185,8 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const stopRequired = settings['geofences.stopDetection']
   const moving = !fix.stopped && !fix.foreground
   for (const fence of engine.near(live, fix.lng, fix.lat, fix.accuracy)) {
-    if (present.has(fence) || !admits(fence, fix)) continue
+    // the rows' geofences by identity: a scan of a dozen pointers, where a Set hashed each (~2 µs a track at 100k)
+    if (fences.includes(fence) || !admits(fence, fix)) continue
     if (moving && (fence.stopDetection ?? stopRequired)) continue
     if (settings['geofences.operatingHoursOnly'] && !operating(fence, fix.at)) continue
     const buffer = settings['geofences.bufferEntries']
@@ -225,6 +222,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
       now.push(dwelled.has(fence) ? [r[0], r[1], 1, r[3]] : r)
       nowFences.push(fence)
     })
+    const atIso = fix.at.toISOString()
     for (const {fence, confidence} of entries) {
       now.push([fence.id, atIso, 0, confidence])
       nowFences.push(fence)
