@@ -7,6 +7,7 @@
 // the scaling ratio compares sizes measured seconds apart, not minutes. BENCH_WORKERS=N serves each
 // size as `loc serve --workers N` does (N cluster processes on one port and one store).
 // BENCH_PROFILE=dir writes each server's cpuprofile of its measured rounds alone.
+// BENCH_BASELINE_NODE_ARGS="--flag" starts the baseline's servers with node flags of their own.
 import {fork} from 'node:child_process'
 import cluster from 'node:cluster'
 import {mkdtempSync} from 'node:fs'
@@ -133,7 +134,9 @@ if (cluster.isWorker) {
 }
 
 async function start(size, script, label) {
-  const child = fork(script, {env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}})
+  // with BENCH_BASELINE=HEAD, an A/B of node flags (a later flag overrides the same one before it)
+  const execArgv = label === 'now' ? process.execArgv : [...process.execArgv, ...(process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean)]
+  const child = fork(script, {execArgv, env: {...process.env, BENCH_ROLE: 'server', BENCH_SIZE: String(size)}})
   const next = () => new Promise((resolve) => child.once('message', resolve))
   const {url, key, startupMs, engineRate, hitsPerFix} = await next()
   const headers = {authorization: key, 'content-type': 'application/json'}
