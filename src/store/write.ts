@@ -114,9 +114,10 @@ function flush(store: Store): void {
     began = true
     batch.forEach((item, i) => {
       const outcome = outcomes[i]
+      const run = () => synchronous(item.fn(transactionOf(store, outcome.hooks)))
       if (!guarded && !item.savepoint) {
         try {
-          outcome.value = synchronous(item.fn(transactionOf(store, outcome.hooks)))
+          outcome.value = run()
         } catch (error) {
           unguardedThrew = true
           throw error
@@ -126,7 +127,7 @@ function flush(store: Store): void {
       }
       try {
         // a nested better-sqlite3 transaction is a savepoint: this item alone rolls back on a throw
-        outcome.value = store.sqlite.transaction(() => synchronous(item.fn(transactionOf(store, outcome.hooks))))()
+        outcome.value = store.sqlite.transaction(run)()
         outcome.ok = true
       } catch (error) {
         outcome.error = error
