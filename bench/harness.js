@@ -26,12 +26,12 @@ export async function load({url, method = 'GET', headers = {}, body, connections
 }
 
 /**
- * CPU time (µs) process `pid` has used so far: its main thread (JS, and SQLite, which runs on it)
- * and all its other threads together (worker threads such as the checkpointer, V8's GC helpers,
- * libuv's pool). Linux /proc, in clock ticks of 10 ms; {main: 0, others: 0} elsewhere.
+ * CPU time (µs) process `pid` and its child processes (the workers of `serve --workers`) have used
+ * so far: their main threads (JS, and SQLite, which runs on them) and all their other threads
+ * together (worker threads such as the checkpointer, V8's GC helpers, libuv's pool). Linux /proc,
+ * in clock ticks of 10 ms; {main: 0, others: 0} elsewhere.
  */
-export function threadCpu(pid) {
-  const cpu = {main: 0, others: 0}
+export function threadCpu(pid, cpu = {main: 0, others: 0}) {
   let tids = []
   try {
     tids = readdirSync(`/proc/${pid}/task`)
@@ -39,16 +39,18 @@ export function threadCpu(pid) {
     return cpu
   }
   for (const tid of tids) {
-    let stat
+    let stat, children = ''
     try {
       stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
     } catch {
-      continue // the thread ended between the listing and the read
+      if (!stat) continue // the thread ended between the listing and the read
     }
     // fields after the parenthesised name: state is the 3rd field, utime the 14th, stime the 15th
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     const us = (Number(fields[11]) + Number(fields[12])) * 10_000
     cpu[tid === String(pid) ? 'main' : 'others'] += us
+    for (const child of children.split(' ').filter(Boolean)) threadCpu(child, cpu)
   }
   return cpu
 }

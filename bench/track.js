@@ -200,7 +200,7 @@ async function finish(server) {
     {name: 'POST /v1/track tracks/s', value: Math.round(rps), target: big ? '≥ 3,000/s' : undefined, ok: big ? rps >= 3000 : undefined},
     {name: 'POST /v1/track p50 / p99', value: `${ms(50)} / ${ms(99)}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? ms(99) <= 25 : undefined},
     {name: 'p99 per round (min – max)', value: `${p99s[0]} – ${p99s[p99s.length - 1]}`, unit: 'ms'},
-    {name: 'CPU per track: server main thread / its other threads / load generator', value: `${cpuPerTrack('main')} / ${cpuPerTrack('others')} / ${cpuPerTrack('generator')}`, unit: 'µs'},
+    {name: `CPU per track: server main thread${WORKERS > 1 ? 's (all workers)' : ''} / its other threads / load generator`, value: `${cpuPerTrack('main')} / ${cpuPerTrack('others')} / ${cpuPerTrack('generator')}`, unit: 'µs'},
     {name: 'GET /v1/config req/s (baseline)', value: config.rps},
     {name: 'track / config', value: `${((rps / config.rps) * 100).toFixed(1)} %`},
     {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
