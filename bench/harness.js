@@ -39,20 +39,28 @@ export function threadCpu(pid, cpu = {main: 0, others: 0}) {
     return cpu
   }
   for (const tid of tids) {
-    let stat, children = ''
+    let stat
     try {
       stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
     } catch {
-      if (!stat) continue // the thread ended between the listing and the read
+      continue // the thread ended between the listing and the read
     }
     // fields after the parenthesised name: state is the 3rd field, utime the 14th, stime the 15th
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     const us = (Number(fields[11]) + Number(fields[12])) * 10_000
     cpu[tid === String(pid) ? 'main' : 'others'] += us
-    for (const child of children.split(' ').filter(Boolean)) threadCpu(child, cpu)
+    for (const child of childrenOf(pid, tid)) threadCpu(child, cpu)
   }
   return cpu
+}
+
+/** The processes thread `tid` of `pid` started (a cluster primary's workers); none once it ended. */
+function childrenOf(pid, tid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean)
+  } catch {
+    return []
+  }
 }
 
 /** Samples RSS every 50 ms; `stop()` returns the peak in MB. */
