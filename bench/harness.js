@@ -22,7 +22,7 @@ export async function load({url, method = 'GET', headers = {}, body, connections
   if (result.errors || result.non2xx) {
     throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
-  return {rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total}
+  return {rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bytes: result.throughput.total}
 }
 
 /**

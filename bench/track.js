@@ -123,6 +123,9 @@ if (cluster.isWorker) {
     report(`bench/track — scaling${scripts.length > 1 ? ` (${label})` : ''}`, [
       {name: `${last.size.toLocaleString('en-US')} / ${first.size.toLocaleString('en-US')} geofences tracks/s`, value: `${(ratio * 100).toFixed(1)} %`, target: '≥ 70 %', ok: ratio >= 0.7},
       {name: 'the same, per round (min – max)', value: spread(perRound(first, last))},
+      // with the cores full (server and generator share them), tracks/s is cores ÷ total CPU a track:
+      // so this ratio bounds the one above for any split of the work across threads or processes
+      {name: `${first.size.toLocaleString('en-US')} / ${last.size.toLocaleString('en-US')} geofences total CPU per track (cores-full bound)`, value: `${((first.totalCpu / last.totalCpu) * 100).toFixed(1)} %`},
     ])
   }
   if (scripts.length > 1) {
@@ -193,7 +196,9 @@ async function finish(server) {
   const latencies = Float64Array.from(server.latencies).sort()
   const ms = (p) => Math.round(percentile(latencies, p))
   const p99s = rounds.map((r) => r.p99).sort((a, b) => a - b)
-  const cpuPerTrack = (part) => (rounds.reduce((sum, r) => sum + r.cpu[part], 0) / total).toFixed(0)
+  const cpuOf = (part) => rounds.reduce((sum, r) => sum + r.cpu[part], 0) / total
+  const cpuPerTrack = (part) => cpuOf(part).toFixed(0)
+  const totalCpu = cpuOf('main') + cpuOf('others') + cpuOf('generator')
   const big = size >= 100_000
   const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
   report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own${WORKERS > 1 ? ` (${WORKERS} workers)` : ''}`, [
@@ -201,15 +206,17 @@ async function finish(server) {
     {name: 'POST /v1/track p50 / p99', value: `${ms(50)} / ${ms(99)}`, unit: 'ms', target: big ? 'p99 ≤ 25 ms' : undefined, ok: big ? ms(99) <= 25 : undefined},
     {name: 'p99 per round (min – max)', value: `${p99s[0]} – ${p99s[p99s.length - 1]}`, unit: 'ms'},
     {name: `CPU per track: server main thread${WORKERS > 1 ? 's (all workers)' : ''} / its other threads / load generator`, value: `${cpuPerTrack('main')} / ${cpuPerTrack('others')} / ${cpuPerTrack('generator')}`, unit: 'µs'},
+    {name: 'CPU per track, all threads of server and generator', value: totalCpu.toFixed(0), unit: 'µs'},
     {name: 'GET /v1/config req/s (baseline)', value: config.rps},
     {name: 'track / config', value: `${((rps / config.rps) * 100).toFixed(1)} %`},
     {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
     {name: 'geofences touched per fix', value: hitsPerFix},
     {name: 'events per track', value: (events / total).toFixed(2)},
+    {name: 'answer size (headers included)', value: Math.round(rounds.reduce((sum, r) => sum + r.bytes, 0) / total), unit: 'B'},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: WORKERS > 1 ? 'peak RSS of the primary (workers not counted)' : 'server peak RSS', value: peakMb, unit: 'MB'},
   ])
-  return {size, label, rps, rounds}
+  return {size, label, rps, rounds, totalCpu}
 }
 
 /** `loc serve --workers N` as the CLI runs it: N cluster processes listening on one port. */
