@@ -125,7 +125,7 @@ if (cluster.isWorker) {
       {name: 'the same, per round (min – max)', value: spread(perRound(first, last))},
       // with the cores full (server and generator share them), tracks/s is cores ÷ total CPU a track:
       // so this ratio bounds the one above for any split of the work across threads or processes
-      {name: `${first.size.toLocaleString('en-US')} / ${last.size.toLocaleString('en-US')} geofences total CPU per track (cores-full bound)`, value: `${((first.totalCpu / last.totalCpu) * 100).toFixed(1)} %`},
+      {name: `the same with both cores full (${first.size.toLocaleString('en-US')} ÷ ${last.size.toLocaleString('en-US')} total CPU a track): its bound`, value: `${((first.totalCpu / last.totalCpu) * 100).toFixed(1)} %`},
     ])
   }
   if (scripts.length > 1) {
@@ -196,9 +196,9 @@ async function finish(server) {
   const latencies = Float64Array.from(server.latencies).sort()
   const ms = (p) => Math.round(percentile(latencies, p))
   const p99s = rounds.map((r) => r.p99).sort((a, b) => a - b)
-  const cpuOf = (part) => rounds.reduce((sum, r) => sum + r.cpu[part], 0) / total
-  const cpuPerTrack = (part) => cpuOf(part).toFixed(0)
-  const totalCpu = cpuOf('main') + cpuOf('others') + cpuOf('generator')
+  const perTrack = (of) => rounds.reduce((sum, r) => sum + of(r), 0) / total
+  const cpuPerTrack = (part) => perTrack((r) => r.cpu[part]).toFixed(0)
+  const totalCpu = perTrack((r) => r.cpu.main + r.cpu.others + r.cpu.generator)
   const big = size >= 100_000
   const movement = TELEPORT ? 'every fix anywhere in the box' : `each fix ≤ ${STEP_M} m from the last`
   report(`bench/track${label === 'now' ? '' : ` (${label})`} — ${size.toLocaleString('en-US')} geofences, ${DEVICES.toLocaleString('en-US')} devices (${users.toLocaleString('en-US')} seen; ${movement}), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${ROUND_SECONDS} s taking turns with the other sizes, autocannon in the bench process, server in its own${WORKERS > 1 ? ` (${WORKERS} workers)` : ''}`, [
@@ -212,7 +212,7 @@ async function finish(server) {
     {name: 'engine alone evaluations/s', value: Math.round(engineRate), target: big ? '≥ 100,000/s' : undefined, ok: big ? engineRate >= 100_000 : undefined},
     {name: 'geofences touched per fix', value: hitsPerFix},
     {name: 'events per track', value: (events / total).toFixed(2)},
-    {name: 'answer size (headers included)', value: Math.round(rounds.reduce((sum, r) => sum + r.bytes, 0) / total), unit: 'B'},
+    {name: 'answer size (headers included)', value: Math.round(perTrack((r) => r.bytes)), unit: 'B'},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: WORKERS > 1 ? 'peak RSS of the primary (workers not counted)' : 'server peak RSS', value: peakMb, unit: 'MB'},
   ])
