@@ -30,6 +30,9 @@ export async function openStore(dataDir: string, options: {migrate?: boolean} = 
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
+  // SQLite's default page cache is 2 MB: at 100k geofences a track then read ~0.8 pages a track
+  // from the OS (a system call and a 4 KB copy each), 0.3 with 64 MB. Pages are allocated as used
+  sqlite.pragma('cache_size = -65536')
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   const statement = statementCache(sqlite)
   if (options.migrate !== false) {

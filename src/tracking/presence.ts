@@ -155,6 +155,9 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const dwells: GeofenceTransition[] = []
   const inside: Fence[] = []
   const gone: string[] = []
+  // searched first: the search touches each candidate's geofence and shape side by side, so the
+  // rows' geofences, candidates too while the user stays inside them, are then read from cache
+  const near = engine.near(live, fix.lng, fix.lat, fix.accuracy)
 
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i], fence = fences[i]
@@ -184,7 +187,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   const stopRequired = settings['geofences.stopDetection']
   const moving = !fix.stopped && !fix.foreground
-  for (const fence of engine.near(live, fix.lng, fix.lat, fix.accuracy)) {
+  for (const fence of near) {
     // the rows' geofences by identity: a scan of a dozen pointers, where a Set hashed each (~2 µs a track at 100k)
     if (fences.includes(fence) || !admits(fence, fix)) continue
     if (moving && (fence.stopDetection ?? stopRequired)) continue
