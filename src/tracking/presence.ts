@@ -90,6 +90,25 @@ function insideOf(fences: Fence[]): Inside {
 }
 
 /**
+ * `insideOf` the geofences of `before` (in answer order) still in `kept`, and `entered`: each entry
+ * placed by a binary search. A full sort compared ~25 pairs of keys, each a string read from memory
+ * (~3 µs a track at 100k geofences); this compares ~3 per entry.
+ */
+function insideAfter(before: readonly Fence[], kept: readonly Fence[], entered: readonly Fence[]): Inside {
+  const fences = kept.length === before.length ? before.slice() : before.filter((f) => kept.includes(f))
+  for (const fence of entered) {
+    let lo = 0, hi = fences.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (bySortKey(fences[mid], fence) < 0) lo = mid + 1
+      else hi = mid
+    }
+    fences.splice(lo, 0, fence)
+  }
+  return {fences, text: fences.map(summaryText).join(',')}
+}
+
+/**
  * How many users' presence a process keeps (LRU); a user past it is parsed again. A user inside ~9
  * geofences costs ~3 KB here, their summaries' JSON most of it.
  */
@@ -203,6 +222,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     entries.sort((a, b) => b.confidence - a.confidence || bySortKey(a.fence, b.fence))
     entries.length = Math.max(0, MAX_INSIDE - inside.length)
   }
+  const stayed = inside.length
   for (const {fence} of entries) inside.push(fence)
 
   if (!generate) {
@@ -211,7 +231,9 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   }
   // with nothing gone and nothing entered, the user is inside exactly the rows' geofences
   const same = !gone.length && !entries.length
-  const sorted = (same ? entry?.inside : undefined) ?? insideOf(inside)
+  const before = entry?.inside
+  const sorted = same && before ? before
+    : before ? insideAfter(before.fences, inside.slice(0, stayed), inside.slice(stayed)) : insideOf(inside)
   if (same && entry) entry.inside = sorted
   let presence = stored
   if (gone.length || entries.length || dwells.length) {

@@ -72,6 +72,25 @@ describe('POST /v1/track', () => {
     expect((await server.call('GET', `/v1/users/${both.body.user._id}`, {key: server.keys.testSk})).body.user).toEqual(both.body.user)
   })
 
+  it("a fix that leaves one geofence and enters another keeps the user's geofences in answer order", async () => {
+    const put = (tag: string, description: string, lng: number) =>
+      server.call('PUT', `/v1/geofences/${tag}/1`, {key: server.keys.testSk, body: {description, type: 'circle', coordinates: [lng, 43.78], radius: 300}})
+    await put('mix-b', 'B', 7.45)
+    await put('mix-a', 'A', 7.453)
+    await put('mix-c', 'C', 7.456)
+    await put('mix-ab', 'AB', 7.4595)
+    const at = (lng: number) => ({latitude: 43.78, longitude: lng, deviceId: 'mixer', accuracy: 5, foreground: true})
+    const moved = async (lng: number) => {
+      const {body} = await track(at(lng))
+      return [body.events.map((e: any) => `${e.type.split('_')[0].slice(5)} ${e.geofence.description}`), body.user.geofences.map((g: any) => g.description)]
+    }
+    expect(await moved(7.4515)).toEqual([['entered A', 'entered B'], ['A', 'B']])
+    expect(await moved(7.4545)).toEqual([['exited B', 'entered C'], ['A', 'C']])
+    expect(await moved(7.4575)).toEqual([['exited A', 'entered AB'], ['AB', 'C']])
+    expect(await moved(7.4545)).toEqual([['exited AB', 'entered A'], ['A', 'C']])
+    expect(await moved(7.4515)).toEqual([['exited C', 'entered B'], ['A', 'B']])
+  })
+
   it("a user's geofences stay current across fixes that change nothing, an edit of one of them, and an exit", async () => {
     const put = (tag: string, description: string, lng: number) =>
       server.call('PUT', `/v1/geofences/${tag}/1`, {key: server.keys.testSk, body: {description, type: 'circle', coordinates: [lng, 43.77], radius: 300}})
