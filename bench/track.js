@@ -215,7 +215,8 @@ async function finish(server) {
     {name: 'answer size (headers included)', value: Math.round(perTrack((r) => r.bytes)), unit: 'B'},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: WORKERS > 1 ? 'peak RSS of the primary (workers not counted)' : 'server peak RSS', value: peakMb, unit: 'MB'},
-    {name: '  of it, mapped file pages (program, database)', value: fileMb, unit: 'MB'},
+    // a baseline build from before the split was printed reports none
+    ...(fileMb === undefined ? [] : [{name: '  of it, mapped file pages (program, database)', value: fileMb, unit: 'MB'}]),
   ])
   return {size, label, rps, rounds, totalCpu}
 }
