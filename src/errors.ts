@@ -25,7 +25,7 @@ export const ERRORS = {
   rate_limited: {status: 429, summary: "over the route's per-second limit; `Retry-After` says when to try again"},
   country_blocked: {status: 451, summary: "the caller's IP geolocates to a country in `security.blockedCountries`"},
   internal: {status: 500, summary: 'an unexpected fault; logged with its stack and request id'},
-  unavailable: {status: 503, summary: 'a part the request needs (map data, an engine) is not loaded or not ready, or the store stayed locked by another writer (a CLI import) past its busy timeout; `Retry-After` when retrying helps'},
+  unavailable: {status: 503, summary: 'a part the request needs (map data, an engine) is not loaded or not ready, or the store stayed locked by another writer (a CLI import) past its busy timeout, or its disk is full; `Retry-After` when retrying helps'},
 } as const satisfies Record<string, {status: number; summary: string}>
 
 export type ErrorCode = keyof typeof ERRORS
@@ -86,6 +86,7 @@ export const refuse = {
   internal: () => new Refusal('internal', 'Internal server error.'),
   unavailable: (why: string) => new Refusal('unavailable', `Service temporarily unavailable: ${why}`),
   storeBusy: () => new Refusal('unavailable', 'Service temporarily unavailable: the store is locked by another writer (a CLI import?); retry shortly.', undefined, {retryAfterS: 1}),
+  storeFull: () => new Refusal('unavailable', "Service temporarily unavailable: the store's disk is full; nothing was written."),
   /** `loc keys revoke` (src/project/keys.ts): the messages it printed before codes existed. */
   noKeyMatches: (prefix: string) => new Refusal('not_found', `no key matches prefix ${prefix}`, 'prefix'),
   ambiguousKeyPrefix: (prefix: string, count: number) =>

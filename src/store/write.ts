@@ -91,6 +91,9 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T, options: Groupe
 /** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
 export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
+/** Whether `error` is SQLite's: the disk is full (or the store at its `max_page_count`); nothing of the write is stored. */
+export const isFull = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_FULL'
+
 const isUniqueViolation = (error: unknown) => (error as {code?: string} | null | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 
 /** `writeGrouped`, with SQLite's refusal of a second row under a unique key thrown as `duplicate()` (a 409 refusal). */
@@ -130,6 +133,9 @@ function flush(store: Store): void {
         outcome.value = store.sqlite.transaction(run)()
         outcome.ok = true
       } catch (error) {
+        // on a full disk or an I/O error SQLite may roll back the whole transaction, not just the
+        // savepoint: the batch is then lost as a whole and must not go on outside a transaction
+        if (!store.sqlite.inTransaction) throw error
         outcome.error = error
       }
     })
