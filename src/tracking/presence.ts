@@ -71,22 +71,17 @@ interface Parsed {
   fences: ReadonlyArray<Fence | undefined>
   generation: number
   /**
-   * The rows' geofences in answer order, once a fix needed them: most fixes change no presence and
-   * reuse them (sorting ~9 geofences by their keys and joining their summaries was ~10 µs a track at
-   * 100k, each a cache miss or two).
+   * The rows' geofences in answer order (tag, externalId, `_id`), once a fix needed them: most fixes
+   * change no presence and reuse them (sorting ~9 geofences by their keys was a few µs a track at
+   * 100k, each key a cache miss or two). Their summaries' JSON is joined again for each answer
+   * instead of kept here: kept, the ~2 KB text of each changed presence outlived the young
+   * generation, and copying it out (with its neighbours) was ~3 µs a track at 100k, the join ~0.5.
    */
-  inside?: Inside
+  inside?: readonly Fence[]
 }
 
-/** Geofences in answer order (tag, externalId, `_id`) and their summaries as JSON, comma-joined. */
-interface Inside {
-  fences: readonly Fence[]
-  text: string
-}
-
-function insideOf(fences: Fence[]): Inside {
-  fences.sort(bySortKey)
-  return {fences, text: fences.map(summaryText).join(',')}
+function insideOf(fences: Fence[]): Fence[] {
+  return fences.sort(bySortKey)
 }
 
 /**
@@ -94,7 +89,7 @@ function insideOf(fences: Fence[]): Inside {
  * placed by a binary search. A full sort compared ~25 pairs of keys, each a string read from memory
  * (~3 µs a track at 100k geofences); this compares ~3 per entry.
  */
-function insideAfter(before: readonly Fence[], kept: readonly Fence[], entered: readonly Fence[]): Inside {
+function insideAfter(before: readonly Fence[], kept: readonly Fence[], entered: readonly Fence[]): Fence[] {
   const fences = kept.length === before.length ? before.slice() : before.filter((f) => kept.includes(f))
   for (const fence of entered) {
     let lo = 0, hi = fences.length
@@ -105,12 +100,12 @@ function insideAfter(before: readonly Fence[], kept: readonly Fence[], entered: 
     }
     fences.splice(lo, 0, fence)
   }
-  return {fences, text: fences.map(summaryText).join(',')}
+  return fences
 }
 
 /**
  * How many users' presence a process keeps (LRU); a user past it is parsed again. A user inside ~9
- * geofences costs ~3 KB here, their summaries' JSON most of it.
+ * geofences costs ~2 KB here: its presence text and rows.
  */
 const CACHE_USERS = 100_000
 
@@ -227,13 +222,13 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   if (!generate) {
     const kept = insideOf(fences.filter((f): f is Fence => f !== undefined))
-    return {transitions: [], inside: kept.fences, insideText: kept.text, presence: stored}
+    return {transitions: [], inside: kept, insideText: kept.map(summaryText).join(','), presence: stored}
   }
   // with nothing gone and nothing entered, the user is inside exactly the rows' geofences
   const same = !gone.length && !entries.length
   const before = entry?.inside
   const sorted = same && before ? before
-    : before ? insideAfter(before.fences, inside.slice(0, stayed), inside.slice(stayed)) : insideOf(inside)
+    : before ? insideAfter(before, inside.slice(0, stayed), inside.slice(stayed)) : insideOf(inside)
   if (same && entry) entry.inside = sorted
   let presence = stored
   if (gone.length || entries.length || dwells.length) {
@@ -255,7 +250,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     presence = now.length ? JSON.stringify(now) : null
     if (presence !== null) cache.set(userRef, {text: presence, rows: now, fences: nowFences, generation, inside: sorted})
   }
-  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside: sorted.fences, insideText: sorted.text, presence}
+  return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside: sorted, insideText: sorted.map(summaryText).join(','), presence}
 }
 
 /** `currentlyOperating` for geofence events: present only when the geofence has operating hours. */
