@@ -57,6 +57,15 @@ describe('loc geofences import / sync', () => {
       const imported = await loc(['geofences', 'import', 'docs/examples/geofences.csv', '--env', 'test'])
       expect(imported).toMatchObject({code: 0, stdout: 'geofences imported (test): 4 created, 0 updated, 0 unchanged, 0 failed of 4 rows\n'})
       expect(await venues()).toBe(4)
+      // the README's next step: a walk past the port and the casino, replayed on a scratch copy
+      const walked = await loc(['simulate', 'docs/examples/trace.csv', '--user', 'walker', '--env', 'test', '--dry-run'])
+      expect(walked).toMatchObject({code: 0, stdout: [
+        '2026-11-23T14:02:00.000Z  user.entered_geofence                    venue/port Port Hercule confidence=3',
+        '2026-11-23T14:07:00.000Z  user.exited_geofence                     venue/port Port Hercule confidence=3 duration=5 min',
+        '2026-11-23T14:09:00.000Z  user.entered_geofence                    venue/casino Casino de Monte-Carlo confidence=3',
+        '2026-11-23T14:20:00.000Z  user.exited_geofence                     venue/casino Casino de Monte-Carlo confidence=3 duration=11 min',
+        '9 points, 4 events: 2 user.entered_geofence, 2 user.exited_geofence (dry run: nothing kept)',
+        ''].join('\n')})
 
       const bad = path.join(dataDir, 'bad.csv')
       writeFileSync(bad, 'description,type,tag,externalId,coordinates,radius\r\nA,circle,venue,new,"[7.42,43.73]",50\r\nB,circle,venue,casino,"[7.42,43.73]",5\r\n')
