@@ -63,39 +63,17 @@ function childrenOf(pid, tid) {
   }
 }
 
-/**
- * Samples RSS every 50 ms; `stop()` returns the peak in MB, `fileMb()` the part of that peak that
- * was pages of files mapped into memory (the program, and the store's database file, which SQLite
- * reads through a map: page cache the OS would hold anyway, reclaimable, not heap). Linux /proc.
- */
+/** Samples RSS every 50 ms; `stop()` returns the peak in MB. */
 export function peakRss() {
-  let peak = 0
-  let peakFile = 0
-  const sample = () => {
-    const rss = process.memoryUsage.rss()
-    if (rss > peak) {
-      peak = rss
-      peakFile = rssFile()
-    }
-  }
-  sample()
-  const timer = setInterval(sample, 50)
+  let peak = process.memoryUsage.rss()
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }, 50)
   return {
     stop() {
       clearInterval(timer)
-      sample()
-      return Math.round(peak / 1024 / 1024)
+      return Math.round(Math.max(peak, process.memoryUsage.rss()) / 1024 / 1024)
     },
-    fileMb: () => Math.round(peakFile / 1024 / 1024),
-  }
-}
-
-function rssFile() {
-  try {
-    const kb = /^RssFile:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))
-    return kb ? Number(kb[1]) * 1024 : 0
-  } catch {
-    return 0
   }
 }
 

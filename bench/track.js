@@ -95,7 +95,7 @@ if (cluster.isWorker) {
     }
   })
   stopWhenAsked({serving, system, dataDir, farewell: async () => {
-    const figures = {peakMb: memory.stop(), fileMb: memory.fileMb(), users: rowsIn('users'), events: rowsIn('events') - eventsBefore}
+    const figures = {peakMb: memory.stop(), users: rowsIn('users'), events: rowsIn('events') - eventsBefore}
     await stopProfile()
     return figures
   }})
@@ -190,7 +190,7 @@ async function trackRound(server) {
 async function finish(server) {
   const {size, label, config, rounds, engineRate, hitsPerFix, startupMs} = server
   server.child.send('done')
-  const {peakMb, fileMb, users, events} = await server.next()
+  const {peakMb, users, events} = await server.next()
   const total = rounds.reduce((sum, r) => sum + r.total, 0)
   const rps = total / (rounds.length * ROUND_SECONDS)
   const latencies = Float64Array.from(server.latencies).sort()
@@ -215,8 +215,6 @@ async function finish(server) {
     {name: 'answer size (headers included)', value: Math.round(perTrack((r) => r.bytes)), unit: 'B'},
     {name: 'start-up (open store + build engine)', value: Math.round(startupMs), unit: 'ms'},
     {name: WORKERS > 1 ? 'peak RSS of the primary (workers not counted)' : 'server peak RSS', value: peakMb, unit: 'MB'},
-    // a baseline build from before the split was printed reports none
-    ...(fileMb === undefined ? [] : [{name: '  of it, mapped file pages (program, database)', value: fileMb, unit: 'MB'}]),
   ])
   return {size, label, rps, rounds, totalCpu}
 }
