@@ -38,7 +38,7 @@ export type GeofenceEventType = 'user.entered_geofence' | 'user.exited_geofence'
 export interface GeofenceTransition {
   type: GeofenceEventType
   fence: Fence
-  confidence: number
+  confidence: 0 | 1 | 2 | 3
   /** exits: minutes since the entry */
   duration?: number
 }
@@ -57,7 +57,7 @@ export interface Moved {
  * One geofence the user is inside: [geofenceId, enteredAt, dwelled (0/1), confidence of the
  * entry]; `users.presence` is the JSON array of them.
  */
-type PresenceRow = [id: string, enteredAt: string, dwelled: number, confidence: number]
+type PresenceRow = [id: string, enteredAt: string, dwelled: 0 | 1, confidence: 0 | 1 | 2 | 3]
 
 /**
  * A user's presence as last parsed, with each row's geofence as the engine held it at `generation`
@@ -82,6 +82,21 @@ interface Parsed {
 
 /** The geofences' summaries as JSON, comma-joined: what `user.geofences` holds between its brackets. */
 const summariesText = (fences: readonly Fence[]) => fences.map(summaryText).join(',')
+
+const DIGITS = ['0', '1', '2', '3'] as const
+
+/**
+ * `rows` as `users.presence` holds them: JSON.stringify's text, written out directly (half its
+ * ~1.8 µs for 9 rows). Geofence ids (newId: hex) and ISO times never need escaping.
+ */
+function presenceText(rows: readonly PresenceRow[]): string {
+  let text = '['
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]
+    text += (i ? ',["' : '["') + r[0] + '","' + r[1] + '",' + DIGITS[r[2]] + ',' + DIGITS[r[3]] + ']'
+  }
+  return text + ']'
+}
 
 function insideOf(fences: Fence[]): Fence[] {
   return fences.sort(bySortKey)
@@ -176,7 +191,10 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const entries: GeofenceTransition[] = []
   const dwells: GeofenceTransition[] = []
   const inside: Fence[] = []
-  const gone: string[] = []
+  // the rows still inside (dwells marked), in row order: `inside` holds their geofences, then the
+  // entries'. Kept by index where Sets of ids and fences hashed each row (~1 µs a track at 100k)
+  const kept: PresenceRow[] = []
+  let gone = 0
   // searched first: the search touches each candidate's geofence and shape side by side, so the
   // rows' geofences, candidates too while the user stays inside them, are then read from cache
   const near = engine.near(live, fix.lng, fix.lat, fix.accuracy)
@@ -185,7 +203,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     const row = rows[i], fence = fences[i]
     // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
     if (!fence || (fence.limited && atMs >= fence.disableAfter)) {
-      gone.push(row[0])
+      gone++
       continue
     }
     // without buffer exits a centre still inside decides alone: the disc's share (256 samples of a
@@ -194,7 +212,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     const confidence = centreOut ? confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)) : 0
     const exit = bufferExits ? confidence === 3 : centreOut && confidence >= minConfidence
     if (exit) {
-      gone.push(row[0])
+      gone++
       const duration = Math.round((atMs - Date.parse(row[1])) / 600) / 100
       exits.push({type: 'user.exited_geofence', fence, confidence, duration: Math.max(0, duration)})
       continue
@@ -204,6 +222,9 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (settings['events.dwell'] && threshold !== null && row[2] === 0 && atMs - Date.parse(row[1]) >= threshold * 60_000
       && (!settings['geofences.operatingHoursOnly'] || operating(fence, fix.at))) {
       dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row[3]})
+      kept.push([row[0], row[1], 1, row[3]])
+    } else {
+      kept.push(row)
     }
   }
 
@@ -229,34 +250,21 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   for (const {fence} of entries) inside.push(fence)
 
   if (!generate) {
-    const kept = insideOf(fences.filter((f): f is Fence => f !== undefined))
-    return {transitions: [], inside: kept, insideText: summariesText(kept), presence: stored}
+    const still = insideOf(fences.filter((f): f is Fence => f !== undefined))
+    return {transitions: [], inside: still, insideText: summariesText(still), presence: stored}
   }
   // with nothing gone and nothing entered, the user is inside exactly the rows' geofences
-  const same = !gone.length && !entries.length
+  const same = !gone && !entries.length
   const before = entry?.inside
   const sorted = same && before ? before
-    : before ? insideAfter(before, inside, stayed) : insideOf(inside)
+    : before ? insideAfter(before, inside, stayed) : insideOf(inside.slice())
   if (same && entry) entry.inside = sorted
   let presence = stored
-  if (gone.length || entries.length || dwells.length) {
-    const left = new Set(gone)
-    const dwelled = new Set(dwells.map((d) => d.fence))
-    const now: PresenceRow[] = []
-    const nowFences: Fence[] = []
-    rows.forEach((r, i) => {
-      if (left.has(r[0])) return
-      const fence = fences[i]!
-      now.push(dwelled.has(fence) ? [r[0], r[1], 1, r[3]] : r)
-      nowFences.push(fence)
-    })
+  if (gone || entries.length || dwells.length) {
     const atIso = fix.at.toISOString()
-    for (const {fence, confidence} of entries) {
-      now.push([fence.id, atIso, 0, confidence])
-      nowFences.push(fence)
-    }
-    presence = now.length ? JSON.stringify(now) : null
-    if (presence !== null) cache.set(userRef, {text: presence, rows: now, fences: nowFences, generation, inside: sorted})
+    for (const {fence, confidence} of entries) kept.push([fence.id, atIso, 0, confidence])
+    presence = kept.length ? presenceText(kept) : null
+    if (presence !== null) cache.set(userRef, {text: presence, rows: kept, fences: inside, generation, inside: sorted})
   }
   return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside: sorted, insideText: summariesText(sorted), presence}
 }

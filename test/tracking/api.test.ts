@@ -45,6 +45,8 @@ describe('POST /v1/track', () => {
     expect(stored.body.user).toEqual(res.body.user)
     const row = server.store.sqlite.prepare('SELECT context, presence FROM users WHERE id = ?').get(res.body.user._id) as {context: string; presence: string}
     expect(JSON.parse(row.presence).map(([id]: [string]) => id)).toEqual([event.geofence._id])
+    // written as JSON.stringify writes it (presence.ts builds the text itself)
+    expect(row.presence).toBe(JSON.stringify(JSON.parse(row.presence)))
     expect(JSON.parse(row.context).geofences).toBeUndefined()
   })
 
@@ -89,6 +91,9 @@ describe('POST /v1/track', () => {
     expect(await moved(7.4575)).toEqual([['exited A', 'entered AB'], ['AB', 'C']])
     expect(await moved(7.4545)).toEqual([['exited AB', 'entered A'], ['A', 'C']])
     expect(await moved(7.4515)).toEqual([['exited C', 'entered B'], ['A', 'B']])
+    const {presence} = server.store.sqlite.prepare("SELECT presence FROM users WHERE device_id = 'mixer'").get() as {presence: string}
+    expect(JSON.parse(presence)).toHaveLength(2)
+    expect(presence).toBe(JSON.stringify(JSON.parse(presence)))
   })
 
   it("a user's geofences stay current across fixes that change nothing, an edit of one of them, and an exit", async () => {
@@ -105,6 +110,21 @@ describe('POST /v1/track', () => {
     expect(await names(7.4515)).toEqual(['A2', 'B'])
     expect(await names(7.4475)).toEqual(['B'])
     expect(await names(7.4474)).toEqual(['B'])
+  })
+
+  it('a moving device enters geofences created beside it since its last fix, and those it reaches by a long jump', async () => {
+    const at = (lng: number, accuracy = 20) => ({latitude: 43.79, longitude: lng, deviceId: 'mover', accuracy, foreground: true})
+    const entered = async (lng: number, accuracy?: number) =>
+      (await track(at(lng, accuracy))).body.events.filter((e: any) => e.type === 'user.entered_geofence').map((e: any) => e.geofence.description)
+    expect(await entered(7.5)).toEqual([])
+    // created 30 m on from the last fix: the next fix, as near, must see it
+    await server.call('PUT', '/v1/geofences/hood/new', {key: server.keys.testSk, body: {description: 'New', type: 'circle', coordinates: [7.5004, 43.79], radius: 15}})
+    expect(await entered(7.5004)).toEqual(['New'])
+    // one already there, 2 km on, and 150 m on from that with a wide disc
+    await server.call('PUT', '/v1/geofences/hood/far', {key: server.keys.testSk, body: {description: 'Far', type: 'circle', coordinates: [7.525, 43.79], radius: 50}})
+    await server.call('PUT', '/v1/geofences/hood/next', {key: server.keys.testSk, body: {description: 'Next', type: 'circle', coordinates: [7.52685, 43.79], radius: 120}})
+    expect(await entered(7.525, 5)).toEqual(['Far'])
+    expect(await entered(7.52685, 100)).toEqual(['Next'])
   })
 
   it('a user inside a geofence is not entered again when hundreds of other geofences change (the engine rebuilds its tree)', async () => {
