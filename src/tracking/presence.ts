@@ -192,7 +192,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const dwells: GeofenceTransition[] = []
   const inside: Fence[] = []
   // the rows still inside (dwells marked), in row order: `inside` holds their geofences, then the
-  // entries'. Kept by index where Sets of ids and fences hashed each row (~1 µs a track at 100k)
+  // entries'. Kept by index where Sets of ids and fences hashed each row (~1.5 µs a track at 100k)
   const kept: PresenceRow[] = []
   let gone = 0
   // searched first: the search touches each candidate's geofence and shape side by side, so the
@@ -250,7 +250,8 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   for (const {fence} of entries) inside.push(fence)
 
   if (!generate) {
-    const still = insideOf(fences.filter((f): f is Fence => f !== undefined))
+    // the rows' geofences as they are: in answer order already when a fix before needed them
+    const still = entry?.inside ?? insideOf(fences.filter((f): f is Fence => f !== undefined))
     return {transitions: [], inside: still, insideText: summariesText(still), presence: stored}
   }
   // with nothing gone and nothing entered, the user is inside exactly the rows' geofences
