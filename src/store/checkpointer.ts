@@ -39,7 +39,9 @@ parentPort.on('message', () => {
  * pays for them: SQLite runs an automatic checkpoint inside the commit that crosses 1,000 WAL pages,
  * and at 100k geofences that was ~12 % of the server's time under track load, fsyncs included. A
  * PASSIVE checkpoint never blocks the writer or readers; once it has copied every frame, the next
- * write restarts the WAL, so it stays short.
+ * write restarts the WAL. Under sustained writes it never has (frames come in while it copies), so
+ * the commit that reaches FALLBACK_PAGES copies the rest and restarts it: taking the write lock
+ * for the last frames instead stalled every request more (docs/api/tracking.md, Performance).
  */
 export function startCheckpointer(store: Store): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
