@@ -1,5 +1,5 @@
 import {isRefusal, refuse, type Refusal} from '../errors.js'
-import {isBusy, isFull} from '../store/write.js'
+import {storeRefusal} from '../store/write.js'
 
 /** A form body may hold at most this many fields (body-parser's `parameterLimit` default). */
 const FORM_FIELDS_MAX = 1000
@@ -12,9 +12,9 @@ export interface ErrorBody {
 /** Anything thrown, as a refusal: body-parser's failures by their type, anything unknown a 500. */
 export function toRefusal(error: unknown, bodyLimitBytes: number): Refusal {
   if (isRefusal(error)) return error
-  // another connection held the write lock past the busy timeout: nothing was written
-  if (isBusy(error)) return refuse.storeBusy()
-  if (isFull(error)) return refuse.storeFull()
+  // another connection held the write lock past the busy timeout, or the disk is full: nothing was written
+  const stored = storeRefusal(error)
+  if (stored) return stored
   const {type, status, message} = (error ?? {}) as {type?: string; status?: number; message?: string}
   if (type === 'entity.too.large') return refuse.bodyTooLarge(`must be at most ${bodyLimitBytes} bytes`)
   if (type === 'parameters.too.many') return refuse.bodyTooLarge(`must have at most ${FORM_FIELDS_MAX} form fields`)

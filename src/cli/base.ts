@@ -2,6 +2,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
 import {isRefusal, type Refusal} from '../errors.js'
 import type {Store} from '../store/db.js'
+import {storeRefusal} from '../store/write.js'
 import {openSystem, type System} from '../system.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -41,11 +42,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return (await this.system(config)).store
   }
 
-  /** A refusal prints as `error [<code>]: <message>` and exits 2 for invalid input, 1 otherwise (docs/errors.md). */
+  /**
+   * A refusal prints as `error [<code>]: <message>` and exits 2 for invalid input, 1 otherwise
+   * (docs/errors.md); so do SQLite's busy store and full disk, as the API words them.
+   */
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    if (!isRefusal(error)) return super.catch(error)
-    this.logToStderr(`error [${error.code}]: ${error.message}`)
-    this.exit(exitCodeOf(error))
+    const refusal = isRefusal(error) ? error : storeRefusal(error)
+    if (!refusal) return super.catch(error)
+    this.logToStderr(`error [${refusal.code}]: ${refusal.message}`)
+    this.exit(exitCodeOf(refusal))
   }
 
   protected async finally(error: Error | undefined): Promise<unknown> {

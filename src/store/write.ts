@@ -1,4 +1,5 @@
 import {type Compilable, type CompiledQuery, isCompilable, type RawBuilder} from 'kysely'
+import {refuse, type Refusal} from '../errors.js'
 import type {Store} from './db.js'
 
 /** How long a write waits for another connection's write lock (another worker, a CLI import) before failing. */
@@ -93,6 +94,16 @@ export const isBusy = (error: unknown) => (error as {code?: string} | undefined)
 
 /** Whether `error` is SQLite's: the disk is full (or the store at its `max_page_count`); nothing of the write is stored. */
 export const isFull = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_FULL'
+
+/**
+ * SQLite's refusals the caller can do nothing about but wait or free disk, as the one catalogue
+ * words them (the API answers them 503, the CLI prints them); undefined for any other error.
+ */
+export function storeRefusal(error: unknown): Refusal | undefined {
+  if (isBusy(error)) return refuse.storeBusy()
+  if (isFull(error)) return refuse.storeFull()
+  return undefined
+}
 
 const isUniqueViolation = (error: unknown) => (error as {code?: string} | null | undefined)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
 

@@ -2,6 +2,7 @@ import {execFile, spawn} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
+import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {spawnServe, tempDir} from '../helpers.js'
 
@@ -95,6 +96,24 @@ describe('loc CLI', () => {
     expect(stdout).toMatch(/geofences\s+0\s+0/)
     expect(stdout).toMatch(/requests \d{4}-\d{2}\s+1\s+0\n/) // the one request the keys test got answered
     expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
+  })
+
+  it('a write that finds the store locked past the busy timeout prints the catalogue\'s refusal and writes nothing', async () => {
+    const before = (await loc('keys', 'list')).stdout
+    // another process's write (an import, a server's batch) holding the lock throughout
+    const holder = new Database(path.join(dataDir, 'loc.db'))
+    holder.exec('BEGIN IMMEDIATE')
+    try {
+      const locked = await loc('keys', 'create', '--type', 'secret', '--env', 'live')
+      expect(locked.code).toBe(1)
+      expect(locked.stdout).toBe('')
+      expect(locked.stderr).toContain('error [unavailable]: Service temporarily unavailable: the store is locked by another writer')
+      expect(locked.stderr).not.toContain('SqliteError')
+    } finally {
+      holder.exec('ROLLBACK')
+      holder.close()
+    }
+    expect((await loc('keys', 'list')).stdout).toBe(before)
   })
 
   it('serve --demo (the quick start) imports the bundled extract, prints four working keys, and status lists the region', async () => {
