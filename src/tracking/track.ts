@@ -12,7 +12,7 @@ import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
 import {type UserRow, userJsonAround} from '../users/json.js'
-import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID} from '../users/store.js'
+import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID, NEWEST_LOGGED_OUT_BY_DEVICE, USER_COLUMNS} from '../users/store.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
 import {type ChainVisits, passesFilters, type PlaceHit, placesAt, withVisit} from './places.js'
@@ -49,15 +49,7 @@ export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: str
 
 const env = (live: boolean) => (live ? 1 : 0)
 
-// the device's logged-out user, which a login adopts
-const NEWEST_LOGGED_OUT_BY_DEVICE = 'SELECT * FROM users INDEXED BY users_live_device_id WHERE live = ? AND device_id = ? AND user_id IS NULL ORDER BY updated_at DESC LIMIT 1'
-
 // the user row's SQL written once (the query builder compiled 20 columns on every track)
-const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id', 'description', 'metadata', 'lng', 'lat', 'location_accuracy', 'foreground',
-  'stopped', 'device_type', 'device_os', 'device_make', 'device_model', 'ip', 'context', 'presence', 'created_at', 'updated_at'] as const satisfies ReadonlyArray<keyof UserRow>
-// every column of UserRow is written: a column added to the table and not here fails to compile
-const everyUserColumn: [Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]>] extends [never] ? true : never = true
-void everyUserColumn
 const USER_CHANGES = USER_COLUMNS.filter((c) => c !== 'id' && c !== 'live' && c !== 'created_at')
 // what every fix changes; SQLite rewrites each index holding a column that is SET, changed or not,
 // so a fix that leaves the ids and device alone does not SET them (2 pages a track fewer)

@@ -175,6 +175,19 @@ describe('POST /v1/track', () => {
     expect(again.body.user.deviceId).toBe('phone-8')
   })
 
+  it("deviceId alone updates the device's newest user, whichever user last tracked on it", async () => {
+    const at = (minute: number) => `2026-01-01T10:0${minute}:00Z`
+    const out = await track({...MONACO, deviceId: 'shared', accuracy: 5, updatedAt: at(0)})
+    const bob = await track({...MONACO, deviceId: 'shared', userId: 'bob', accuracy: 5, updatedAt: at(1)})
+    expect(bob.body.user._id).toBe(out.body.user._id)
+    // carol finds no logged-out user on the device (bob adopted it): a second user of the device
+    const carol = await track({...MONACO, deviceId: 'shared', userId: 'carol', accuracy: 5, updatedAt: at(2)})
+    expect(carol.body.user._id).not.toBe(bob.body.user._id)
+    expect((await track({...MONACO, deviceId: 'shared', accuracy: 5, updatedAt: at(3)})).body.user).toMatchObject({_id: carol.body.user._id, userId: 'carol'})
+    await track({...MONACO, deviceId: 'shared', userId: 'bob', accuracy: 5, updatedAt: at(4)})
+    expect((await track({...MONACO, deviceId: 'shared', accuracy: 5, updatedAt: at(5)})).body.user).toMatchObject({_id: bob.body.user._id, userId: 'bob'})
+  })
+
   it('takes updatedAt older than the last update, or absent, as server time; replayed events keep their time', async () => {
     const first = await track({...MONACO, deviceId: 'hist', accuracy: 5, updatedAt: '2026-01-01T10:00:00Z', replayed: true})
     expect(first.body.user.updatedAt).toBe('2026-01-01T10:00:00.000Z')
