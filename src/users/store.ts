@@ -23,7 +23,7 @@ const newest = (index: string, where: string, group: string) =>
   `SELECT ${USER_COLUMNS.map((c) => (c === 'updated_at' ? 'max(updated_at) AS updated_at' : c)).join(', ')} FROM users INDEXED BY ${index} WHERE ${where} GROUP BY ${group}`
 
 export const NEWEST_BY_USER_ID = newest('users_live_user_id', 'live = ? AND user_id = ?', 'user_id')
-// INDEXED BY: left alone, SQLite walks users_live_updated newest first to skip the sort of a device's few rows
+// INDEXED BY: left alone, SQLite walked users_live_updated newest first (all users) to find a device's newest row
 export const NEWEST_BY_DEVICE = newest('users_live_device_id', 'live = ? AND device_id = ?', 'device_id')
 /** The device's logged-out user, which a login adopts. */
 export const NEWEST_LOGGED_OUT_BY_DEVICE = newest('users_live_device_id', 'live = ? AND device_id = ? AND user_id IS NULL', 'device_id')
