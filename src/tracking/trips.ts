@@ -8,7 +8,7 @@ import {newId} from '../store/ids.js'
 import type {TripTable} from '../store/schema.js'
 import type {Tx} from '../store/write.js'
 import {destinationOf} from '../trips/destination.js'
-import type {TripRow} from '../trips/json.js'
+import {TRIP_COLUMNS, type TripRow} from '../trips/json.js'
 import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
 import {addTripLocation} from '../trips/write.js'
 import type {UserRow} from '../users/json.js'
@@ -48,7 +48,12 @@ export interface TripStep {
 
 const env = (live: boolean) => (live ? 1 : 0)
 const OPEN = `+status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')})`
-const OPEN_TRIP_OF_USER = `SELECT * FROM trips WHERE user_ref = ? AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
+// every track asks (most users have none): through max(), as the newest user (users/store.ts), and
+// with the statuses ORed, the lookup opens no temporary b-tree (1.86 -> 1.30 µs, none found);
+// the OR of the logged-in form below was slower that way (5.8 µs) and stays as it is
+const OPEN_ORED = `(${OPEN_STATUSES.map((s) => `+status = '${s}'`).join(' OR ')})`
+const OPEN_TRIP_OF_USER = `SELECT ${TRIP_COLUMNS.map((c) => (c === 'updated_at' ? 'max(updated_at) AS updated_at' : c)).join(', ')}
+  FROM trips INDEXED BY trips_user_ref WHERE user_ref = ? AND ${OPEN_ORED} GROUP BY user_ref`
 const OPEN_TRIP_OF_USER_OR_ID = `SELECT * FROM trips WHERE (user_ref = ? OR (live = ? AND user_id = ? AND user_ref IS NULL)) AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
 
 /**

@@ -4,6 +4,14 @@ import type {UserRow} from '../users/json.js'
 import {userRefJson} from '../users/json.js'
 
 export type TripRow = Selectable<TripTable>
+
+/** The trips table's columns, in its order (as `SELECT *` returns them). */
+export const TRIP_COLUMNS = ['id', 'live', 'external_id', 'user_ref', 'user_id', 'mode', 'destination_geofence_tag', 'destination_geofence_external_id',
+  'destination_lng', 'destination_lat', 'metadata', 'approaching_threshold', 'scheduled_arrival_at', 'order_fired_at', 'arrived_at', 'completed_at',
+  'ended_at', 'status', 'eta_duration', 'eta_distance', 'delayed', 'scheduled_arrival_time_delay', 'created_at', 'updated_at', 'eta_source'] as const satisfies ReadonlyArray<keyof TripRow>
+// every column of TripRow is listed: a column added to the table and not here fails to compile
+const everyTripColumn: [Exclude<keyof TripRow, (typeof TRIP_COLUMNS)[number]>] extends [never] ? true : never = true
+void everyTripColumn
 export type TripLocationRow = Selectable<TripLocationTable>
 
 const point = (lng: number, lat: number) => ({type: 'Point', coordinates: [lng, lat]})

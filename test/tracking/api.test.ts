@@ -188,6 +188,14 @@ describe('POST /v1/track', () => {
     expect((await track({...MONACO, deviceId: 'shared', accuracy: 5, updatedAt: at(5)})).body.user).toMatchObject({_id: bob.body.user._id, userId: 'bob'})
   })
 
+  it("a logged-out device's trip, started by tripOptions, goes on with the tracks that follow without them", async () => {
+    const started = await track({...MONACO, deviceId: 'courier-9', accuracy: 5, tripOptions: {externalId: 'order-9', mode: 'car'}})
+    expect(started.body.events.map((e: any) => e.type)).toContain('user.started_trip')
+    const next = await track({...MONACO, latitude: MONACO.latitude + 0.001, deviceId: 'courier-9', accuracy: 5, updatedAt: new Date(Date.now() + 1).toISOString()})
+    expect(next.body.user.trip).toMatchObject({externalId: 'order-9', status: 'started'})
+    expect(next.body.events.map((e: any) => e.type)).toContain('user.updated_trip')
+  })
+
   it('takes updatedAt older than the last update, or absent, as server time; replayed events keep their time', async () => {
     const first = await track({...MONACO, deviceId: 'hist', accuracy: 5, updatedAt: '2026-01-01T10:00:00Z', replayed: true})
     expect(first.body.user.updatedAt).toBe('2026-01-01T10:00:00.000Z')
