@@ -5,6 +5,7 @@ import type {Routing} from '../routing/system.js'
 import type {Fence} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
 import {newId} from '../store/ids.js'
+import {newestRowSql} from '../store/newest.js'
 import type {TripTable} from '../store/schema.js'
 import type {Tx} from '../store/write.js'
 import {destinationOf} from '../trips/destination.js'
@@ -48,12 +49,11 @@ export interface TripStep {
 
 const env = (live: boolean) => (live ? 1 : 0)
 const OPEN = `+status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')})`
-// every track asks (most users have none): through max(), as the newest user (users/store.ts), and
-// with the statuses ORed, the lookup opens no temporary b-tree (1.86 -> 1.30 µs, none found);
-// the OR of the logged-in form below was slower that way (5.8 µs) and stays as it is
+// every track asks (most users have none): with the statuses ORed rather than an IN list, the
+// lookup opens no temporary b-tree (1.86 -> 1.30 µs, none found); the OR of the logged-in form
+// below was slower as a newest-row query (5.8 µs) and stays as it is
 const OPEN_ORED = `(${OPEN_STATUSES.map((s) => `+status = '${s}'`).join(' OR ')})`
-const OPEN_TRIP_OF_USER = `SELECT ${TRIP_COLUMNS.map((c) => (c === 'updated_at' ? 'max(updated_at) AS updated_at' : c)).join(', ')}
-  FROM trips INDEXED BY trips_user_ref WHERE user_ref = ? AND ${OPEN_ORED} GROUP BY user_ref`
+const OPEN_TRIP_OF_USER = newestRowSql('trips', TRIP_COLUMNS, 'trips_user_ref', `user_ref = ? AND ${OPEN_ORED}`, 'user_ref')
 const OPEN_TRIP_OF_USER_OR_ID = `SELECT * FROM trips WHERE (user_ref = ? OR (live = ? AND user_id = ? AND user_ref IS NULL)) AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`
 
 /**

@@ -1,6 +1,7 @@
 import type {Insertable} from 'kysely'
 import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
+import {newestRowSql} from '../store/newest.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {write, writeGrouped} from '../store/write.js'
 import type {UserTable} from '../store/schema.js'
@@ -13,14 +14,8 @@ export const USER_COLUMNS = ['id', 'live', 'user_id', 'device_id', 'install_id',
 const everyUserColumn: [Exclude<keyof UserRow, (typeof USER_COLUMNS)[number]>] extends [never] ? true : never = true
 void everyUserColumn
 
-/**
- * The newest of the users a WHERE on `index` finds, or none: SQLite takes the other columns of a
- * max() query from the row holding the max, so the newest row needs no sort. ORDER BY updated_at
- * DESC LIMIT 1 built and dropped a temporary b-tree on every run (a page allocated and zeroed):
- * ~0.8 µs more a lookup, one or two a track. `group` is the index's last column: no row, no group.
- */
-const newest = (index: string, where: string, group: string) =>
-  `SELECT ${USER_COLUMNS.map((c) => (c === 'updated_at' ? 'max(updated_at) AS updated_at' : c)).join(', ')} FROM users INDEXED BY ${index} WHERE ${where} GROUP BY ${group}`
+// a track's user: the newest row of its userId or device (one lookup or two a track)
+const newest = (index: string, where: string, group: string) => newestRowSql('users', USER_COLUMNS, index, where, group)
 
 export const NEWEST_BY_USER_ID = newest('users_live_user_id', 'live = ? AND user_id = ?', 'user_id')
 // INDEXED BY: left alone, SQLite walked users_live_updated newest first (all users) to find a device's newest row
