@@ -1,4 +1,5 @@
-import {geofenceEngine, shareInside} from '../geofences/index.js'
+import {shareInside} from '../geofences/fence.js'
+import {geofenceEngine} from '../geofences/index.js'
 import {REGION_FIELDS, regionJson, regionsAt} from '../regions/index.js'
 import {getSettings} from '../project/settings.js'
 import type {TrackDeps} from './track.js'

@@ -1,5 +1,6 @@
 import {confidenceOf} from '../geofences/confidence.js'
-import {bySortKey, type Fence, geofenceEngine, shareInside, summaryText} from '../geofences/index.js'
+import {bySortKey, type Fence, shareInside, summaryText} from '../geofences/fence.js'
+import {geofenceEngine} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
 import {isOperating} from '../geofences/operating-hours.js'
 import type {Settings} from '../project/settings.js'

@@ -1,5 +1,6 @@
 import type {Selectable} from 'kysely'
-import {bySortKey, geofenceEngine} from '../geofences/index.js'
+import {bySortKey} from '../geofences/fence.js'
+import {geofenceEngine} from '../geofences/index.js'
 import type {Store} from '../store/db.js'
 import {toBool} from '../store/db.js'
 import type {UserTable} from '../store/schema.js'

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {degreesAround, localX, localY, ringShare} from '../../src/geofences/confidence.js'
-import {geofenceEngine, shareInside} from '../../src/geofences/index.js'
+import {shareInside} from '../../src/geofences/fence.js'
+import {geofenceEngine} from '../../src/geofences/index.js'
 import {geofenceInputSchema} from '../../src/geofences/input.js'
 import {createGeofence, deleteGeofence, type GeofenceRow, insertGeofence, updateGeofenceById} from '../../src/geofences/store.js'
 import type {Store} from '../../src/store/db.js'
