@@ -127,7 +127,8 @@ export function listGeofences(store: Store, live: boolean, page: PageQuery, filt
 /**
  * Metadata filters read `geofence_metadata` (migration 004): the first filter walks its index in
  * list order, once per value it may match (`5` matches the text and the number), each read
- * stopping at `limit + 1` rows; the reads are merged. Further filters and `tag`/`externalId` are
+ * `limit + 1` rows first (more only to finish a run of one timestamp, see `pageOf`); the reads are
+ * merged. Further filters and `tag`/`externalId` are
  * checked per candidate.
  */
 function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters, metadata: Array<[string, string]>): Page<GeofenceRow> {
@@ -145,9 +146,9 @@ function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: G
       q = q.where(({exists, selectFrom}) => exists(selectFrom('geofence_metadata as m2').select('m2.geofence_id')
         .whereRef('m2.geofence_id', '=', 'g.id').where('m2.key', '=', k).where('m2.value', 'in', matchValues(val))))
     }
-    return newestFirst(q, page.limit + 1, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
+    return newestFirst(q, Infinity, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'}, undefined, page.limit + 1)
   })
-  return pageOf(reads.length === 1 ? reads[0] : mergedNewestFirst(reads, 'updated_at'), page.limit)
+  return pageOf(reads.length === 1 ? reads[0] : mergedNewestFirst(reads, 'updated_at'), page.limit, 'updated_at')
 }
 
 /** Index entries a selectivity probe counts at most per filter (~0.5 ms each). */
@@ -184,7 +185,7 @@ const SCAN_USERS = 1000
  * the users walked past, not to those listed: ~2.5 ms per thousand users (0.25 s among 100k).
  */
 export function usersInGeofence(store: Store, live: boolean, geofenceId: string, page: PageQuery): Page<UserRow> {
-  return pageOf(usersInside(store, live, geofenceId, page), page.limit)
+  return pageOf(usersInside(store, live, geofenceId, page), page.limit, 'updated_at')
 }
 
 async function* usersInside(store: Store, live: boolean, geofenceId: string, page: PageQuery): AsyncGenerator<UserRow[]> {

@@ -27,15 +27,16 @@ const CHUNK_ROWS = 50
 
 /**
  * Applies the cursor bounds and a newest-first order on `sortBy`, reading one row more than
- * `limit` so `hasMore` needs no COUNT. Tables must have `created_at` and `updated_at`.
+ * `limit` so `hasMore` needs no COUNT (more only to finish a run of one timestamp, see `pageOf`).
+ * Tables must have `created_at` and `updated_at`.
  */
 export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, page: PageQuery, sortBy: Sortable = 'updated_at'): Page<O> {
-  return pageOf(pageRows(query, page, sortBy), page.limit)
+  return pageOf(pageRows(query, page, sortBy), page.limit, sortBy)
 }
 
-/** The rows a page of `query` may take: within its cursors, newest first, one more than `limit`. */
+/** The rows a page of `query` may take, newest first within its cursors: `limit` + 1 read first, the rest only if asked for. */
 const pageRows = <O>(query: SelectQueryBuilder<any, any, O>, page: PageQuery, sortBy: Sortable) =>
-  newestFirst(withinCursors(query, page), page.limit + 1, {sort: sortBy, id: 'id'})
+  newestFirst(withinCursors(query, page), Infinity, {sort: sortBy, id: 'id'}, CHUNK_ROWS, page.limit + 1)
 
 /**
  * `fetchPage` over queries whose rows never overlap, each read newest first through its own index
@@ -44,17 +45,40 @@ const pageRows = <O>(query: SelectQueryBuilder<any, any, O>, page: PageQuery, so
  */
 export function fetchMergedPage<O>(queries: Array<SelectQueryBuilder<any, any, O>>, page: PageQuery, sortBy: Sortable): Page<O> {
   if (queries.length === 1) return fetchPage(queries[0], page, sortBy)
-  return pageOf(mergedNewestFirst(queries.map((q) => pageRows(q, page, sortBy)), sortBy), page.limit)
+  return pageOf(mergedNewestFirst(queries.map((q) => pageRows(q, page, sortBy)), sortBy), page.limit, sortBy)
 }
 
-/** Reads whose rows never overlap, each newest first by (`sortBy`, `id`), as one such read. */
+/**
+ * Reads whose rows never overlap, each newest first by (`sortBy`, `id`), as one such read: a
+ * k-way merge that asks each read for its next chunk only once its rows are used up.
+ */
 export async function* mergedNewestFirst<O>(reads: Array<AsyncIterable<O[]>>, sortBy: string): AsyncGenerator<O[]> {
-  const rows = (await Promise.all(reads.map(allOf))).flat() as Array<O & Record<string, unknown>>
-  rows.sort((a, b) => {
-    const x = a[sortBy] as string, y = b[sortBy] as string
-    return x !== y ? (x < y ? 1 : -1) : (a.id as string) < (b.id as string) ? 1 : -1
-  })
-  yield* inChunks(rows)
+  const heads = reads.map((read) => ({rows: [] as Array<O & Record<string, unknown>>, at: 0, next: read[Symbol.asyncIterator]() as AsyncIterator<O[]>}))
+  // a head whose rows are used up reads its next chunk; one with none left is dropped
+  const refill = async (head: (typeof heads)[number]) => {
+    const next = await head.next.next()
+    head.rows = next.done ? [] : (next.value as typeof head.rows)
+    head.at = 0
+    return !next.done && head.rows.length > 0
+  }
+  const live = (await Promise.all(heads.map(refill))).flatMap((ok, i) => (ok ? [heads[i]] : []))
+  let out: O[] = []
+  while (live.length) {
+    let best = 0
+    for (let i = 1; i < live.length; i++) {
+      const a = live[i].rows[live[i].at], b = live[best].rows[live[best].at]
+      const x = a[sortBy] as string, y = b[sortBy] as string
+      if (x > y || (x === y && (a.id as string) > (b.id as string))) best = i
+    }
+    const head = live[best]
+    out.push(head.rows[head.at++])
+    if (out.length === CHUNK_ROWS) {
+      yield out
+      out = []
+    }
+    if (head.at === head.rows.length && !(await refill(head))) live.splice(best, 1)
+  }
+  if (out.length) yield out
 }
 
 /** `query` bounded by the page's `createdBefore`/`createdAfter`/`updatedBefore`/`updatedAfter`. */
@@ -67,19 +91,50 @@ export function withinCursors<DB, TB extends keyof DB, O>(query: SelectQueryBuil
   return q as SelectQueryBuilder<DB, TB, O>
 }
 
-/** A page of the first `limit` rows of `chunks`, which reads up to one more to know `hasMore`. */
-export function pageOf<T>(chunks: AsyncIterable<T[]>, limit: number): Page<T> {
+/**
+ * A page of the first `limit` rows of `chunks` (newest first by `sortBy`, the timestamp the next
+ * page's cursor names), reading one more to know `hasMore`. A page never ends inside a run of rows
+ * sharing one timestamp: the cursor would skip the run's rest (a track's events share their
+ * `createdAt`, users tracked in one batch their `updatedAt`). Such a run ends the page before it
+ * when rows precede it on the page, else it fills the page whole, longer than `limit`.
+ */
+export function pageOf<T>(chunks: AsyncIterable<T[]>, limit: number, sortBy: Sortable): Page<T> {
   const page: {hasMore: boolean; rows: AsyncIterable<T[]>} = {hasMore: false, rows: firstRows()}
+  const at = (row: T) => (row as Record<string, unknown>)[sortBy]
   async function* firstRows(): AsyncGenerator<T[]> {
     let count = 0
+    // the rows of the last timestamp read, held back until a row of an older one shows where it ends
+    let run: T[] = []
     for await (const chunk of chunks) {
-      const room = limit - count
-      page.hasMore = chunk.length > room
-      const kept = page.hasMore ? chunk.slice(0, room) : chunk
-      count += kept.length
-      if (kept.length) yield kept
-      if (page.hasMore) return
+      const out: T[] = []
+      for (const row of chunk) {
+        if (run.length && at(row) !== at(run[0])) {
+          if (count && count + run.length > limit) {
+            page.hasMore = true
+            break
+          }
+          out.push(...run)
+          count += run.length
+          run = []
+        }
+        if (count >= limit) {
+          page.hasMore = true
+          break
+        }
+        run.push(row)
+        // rows precede a run too long for the page: it ends before the run
+        if (count && count + run.length > limit) {
+          page.hasMore = true
+          break
+        }
+      }
+      if (page.hasMore) {
+        if (out.length) yield out
+        return
+      }
+      if (out.length) yield out
     }
+    if (run.length) yield run
   }
   return page
 }
@@ -96,11 +151,6 @@ export function mapPage<T, U>(page: Page<T>, fn: (row: T) => U): Page<U> {
   }
 }
 
-/** `rows` (already in order) as a page's chunks. */
-export async function* inChunks<T>(rows: T[]): AsyncGenerator<T[]> {
-  for (let i = 0; i < rows.length; i += CHUNK_ROWS) yield rows.slice(i, i + CHUNK_ROWS)
-}
-
 /** The columns a newest-first read is ordered by, as the query names them and as its rows carry them. */
 export interface ReadOrder {
   sort: string
@@ -112,14 +162,15 @@ export interface ReadOrder {
  * Up to `count` rows of `query` ordered by (`sort`, `id`) descending, read `chunkRows` (default
  * CHUNK_ROWS) at a time with a keyset bound (the indexes serve row-value comparisons), a turn of
  * the event loop between reads, and only as the consumer asks for them. Rows written between two
- * reads show as they would between two pages.
+ * reads show as they would between two pages. The reads stop first at `firstRows` (a page's rows
+ * and one more), so a page that needs no more reads no more.
  */
-export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder, chunkRows = CHUNK_ROWS): AsyncGenerator<O[]> {
+export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, count: number, order: ReadOrder, chunkRows = CHUNK_ROWS, firstRows = count): AsyncGenerator<O[]> {
   const rowSort = order.rowSort ?? order.sort
   let last: Record<string, unknown> | undefined
   for (let read = 0; read < count;) {
     if (last) await nextTurn()
-    const want = Math.min(chunkRows, count - read)
+    const want = Math.min(chunkRows, count - read, read < firstRows ? firstRows - read : chunkRows)
     let q = query
     if (last) q = q.where(sql<boolean>`(${sql.ref(order.sort)}, ${sql.ref(order.id)}) < (${last[rowSort]}, ${last.id})`)
     const chunk = await q.orderBy(order.sort as any, 'desc').orderBy(order.id as any, 'desc').limit(want).execute()
@@ -128,11 +179,4 @@ export async function* newestFirst<O>(query: SelectQueryBuilder<any, any, O>, co
     read += chunk.length
     last = chunk.at(-1) as Record<string, unknown>
   }
-}
-
-/** Every row of `chunks`. */
-export async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
-  const rows: T[] = []
-  for await (const chunk of chunks) rows.push(...chunk)
-  return rows
 }
