@@ -3,6 +3,8 @@ import {refuse} from '../errors.js'
 
 /** One point of a recorded trace: where, how exact, when, and the device's state. */
 export interface TracePoint {
+  /** Where it is in the file, for refusals: `line N` (CSV) or `point N` (GPX). */
+  where: string
   lat: number
   lng: number
   accuracy?: number
@@ -15,7 +17,19 @@ const pick = (row: Record<string, string>, names: string[]) => {
   for (const name of names) if (row[name] !== undefined && row[name] !== '') return row[name]
   return undefined
 }
-const flag = (v: string | undefined) => (v === undefined ? undefined : /^(true|1|yes)$/i.test(v.trim()))
+function flag(v: string | undefined, name: string, where: string): boolean | undefined {
+  if (v === undefined) return undefined
+  if (/^(true|1|yes)$/i.test(v)) return true
+  if (/^(false|0|no)$/i.test(v)) return false
+  throw refuse.invalid(where, `${name} true or false (1/0, yes/no)`)
+}
+
+/** An accuracy in metres as track takes it: a number greater than 0. */
+function accuracyOf(v: number | undefined, where: string): number | undefined {
+  if (v === undefined) return undefined
+  if (!Number.isFinite(v) || v <= 0) throw refuse.invalid(where, 'accuracy a number greater than 0 (metres)')
+  return v
+}
 
 /**
  * A trace from CSV (header row; `latitude`/`lat`, `longitude`/`lng`/`lon`, optional `accuracy`,
@@ -29,27 +43,31 @@ export function parseTrace(text: string, format: 'csv' | 'gpx'): TracePoint[] {
 function parseTraceCsv(text: string): TracePoint[] {
   const rows = parseCsv(text, {columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, trim: true}) as Array<Record<string, string>>
   return rows.map((row, i) => {
+    const where = `line ${i + 2}`
     const lat = Number(pick(row, ['latitude', 'lat']))
     const lng = Number(pick(row, ['longitude', 'lng', 'lon']))
     if (!Number.isFinite(lat) || lat < -90 || lat > 90 || !Number.isFinite(lng) || lng < -180 || lng > 180) {
-      throw refuse.invalid(`line ${i + 2}`, 'latitude -90 to 90 and longitude -180 to 180 in columns latitude (lat) and longitude (lng, lon)')
+      throw refuse.invalid(where, 'latitude -90 to 90 and longitude -180 to 180 in columns latitude (lat) and longitude (lng, lon)')
     }
     const accuracy = pick(row, ['accuracy'])
     const time = pick(row, ['time', 'timestamp', 'updatedat'])
-    return {lat, lng, accuracy: accuracy === undefined ? undefined : Number(accuracy), at: time === undefined ? undefined : timeOf(time, `line ${i + 2}`),
-      stopped: flag(pick(row, ['stopped'])), foreground: flag(pick(row, ['foreground']))}
+    return {where, lat, lng, accuracy: accuracyOf(accuracy === undefined ? undefined : Number(accuracy), where), at: time === undefined ? undefined : timeOf(time, where),
+      stopped: flag(pick(row, ['stopped']), 'stopped', where), foreground: flag(pick(row, ['foreground']), 'foreground', where)}
   })
 }
 
 function parseGpx(text: string): TracePoint[] {
   const points: TracePoint[] = []
   for (const m of text.matchAll(/<(trkpt|wpt|rtept)\b([^>]*?)(\/>|>([\s\S]*?)<\/\1>)/g)) {
+    const where = `point ${points.length + 1}`
     const lat = Number(/\blat="([^"]+)"/.exec(m[2])?.[1])
     const lng = Number(/\blon="([^"]+)"/.exec(m[2])?.[1])
-    if (!Number.isFinite(lat) || !Number.isFinite(lng)) throw refuse.invalid(`point ${points.length + 1}`, 'lat and lon attributes')
+    if (!Number.isFinite(lat) || lat < -90 || lat > 90 || !Number.isFinite(lng) || lng < -180 || lng > 180) {
+      throw refuse.invalid(where, 'lat -90 to 90 and lon -180 to 180 attributes')
+    }
     const time = /<time>([^<]+)<\/time>/.exec(m[4] ?? '')?.[1]
     const hdop = /<hdop>([^<]+)<\/hdop>/.exec(m[4] ?? '')?.[1]
-    points.push({lat, lng, at: time ? timeOf(time, `point ${points.length + 1}`) : undefined, accuracy: hdop ? Number(hdop) * 5 : undefined})
+    points.push({where, lat, lng, at: time ? timeOf(time, where) : undefined, accuracy: accuracyOf(hdop ? Number(hdop) * 5 : undefined, where)})
   }
   return points
 }
@@ -58,4 +76,20 @@ function timeOf(text: string, where: string): Date {
   const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text)
   if (!Number.isFinite(ms)) throw refuse.invalid(where, 'time as ISO 8601 or epoch seconds')
   return new Date(ms)
+}
+
+/**
+ * Each point's time, as track's rule for historical updates would keep them (DECISIONS: in
+ * chronological order, none from the future): a trace gives every point a time or none; with none,
+ * the points are a second apart, the last one `now`.
+ */
+export function traceTimes(points: readonly TracePoint[], now: Date): Date[] {
+  const timed = points.filter((p) => p.at).length
+  if (timed === 0) return points.map((_, i) => new Date(now.getTime() - (points.length - 1 - i) * 1000))
+  return points.map((p, i) => {
+    if (!p.at) throw refuse.invalid(p.where, 'time missing: give every point a time, or none')
+    if (i > 0 && p.at < points[i - 1].at!) throw refuse.invalid(p.where, `time before the one of ${points[i - 1].where} (a trace is replayed in order)`)
+    if (p.at > now) throw refuse.invalid(p.where, 'time in the future')
+    return p.at
+  })
 }

@@ -60,7 +60,7 @@ const UPDATE_USER = `UPDATE users SET ${USER_CHANGES.map((c) => `${c} = ?`).join
 const UPDATE_FIX = `UPDATE users SET ${FIX_CHANGES.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`
 
 /** The user this track updates: by `userId` (adopting the device's logged-out user), else by `deviceId`. */
-function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
+export function trackedUser(tx: Tx, live: boolean, input: TrackInput): UserRow | undefined {
   const get = (sql: string, value: string) => tx.get<UserRow>(CompiledQuery.raw(sql, [env(live), value]))
   if (input.userId) return get(NEWEST_BY_USER_ID, input.userId) ?? get(NEWEST_LOGGED_OUT_BY_DEVICE, input.deviceId)
   return get(NEWEST_BY_DEVICE, input.deviceId)
@@ -68,7 +68,7 @@ function findTracked(tx: Tx, live: boolean, input: TrackInput): UserRow | undefi
 
 export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInput, ip: string, now: Date): TrackResult {
   const settings = getSettings(tx.store, live)
-  const before = findTracked(tx, live, input)
+  const before = trackedUser(tx, live, input)
   const context = (before?.context ? JSON.parse(before.context) : {}) as Record<string, unknown>
   // DECISIONS: an `updatedAt` absent or older than the last update is server time; one from the future is now
   let at = now

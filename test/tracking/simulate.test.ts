@@ -49,6 +49,15 @@ describe('loc simulate', () => {
     writeFileSync(path.join(dir, 'walk.gpx'), GPX)
     writeFileSync(path.join(dir, 'walk.csv'), 'time,lat,lng,accuracy\n2026-01-05T08:00:00Z,43.735,7.42,10\n2026-01-05T08:02:00Z,43.745,7.42,10\n')
     writeFileSync(path.join(dir, 'bad.csv'), 'time,lat,lng\n2026-01-05T08:00:00Z,95,7.42\n')
+    const refused: Record<string, string> = {
+      'backwards.csv': 'time,lat,lng\n2026-01-05T08:05:00Z,43.735,7.42\n2026-01-05T08:04:00Z,43.745,7.42\n',
+      'future.csv': `time,lat,lng\n2026-01-05T08:05:00Z,43.735,7.42\n${new Date(Date.now() + 3_600_000).toISOString()},43.745,7.42\n`,
+      'untimed.csv': 'time,lat,lng\n2026-01-05T08:05:00Z,43.735,7.42\n,43.745,7.42\n',
+      'accuracy.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,0\n',
+      'stopped.csv': 'lat,lng,stopped\n43.735,7.42,true\n43.745,7.42,bogus\n',
+    }
+    for (const [name, text] of Object.entries(refused)) writeFileSync(path.join(dir, name), text)
+    writeFileSync(path.join(dir, 'timeless.csv'), 'lat,lng\n43.735,7.42\n43.745,7.42\n')
   })
   afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
@@ -70,5 +79,39 @@ describe('loc simulate', () => {
     const bad = await loc('simulate', path.join(dir, 'bad.csv'), '--user', 'u3')
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/error \[invalid_parameter\]: line 2: latitude -90 to 90/)
+  }, 120_000)
+
+  it('refuses a trace out of order, from the future, partly timed, or with a bad accuracy or flag, with its line, writing nothing', async () => {
+    const before = count('events')
+    for (const [name, message] of [
+      ['backwards.csv', 'line 3: time before the one of line 2'],
+      ['future.csv', 'line 3: time in the future'],
+      ['untimed.csv', 'line 3: time missing'],
+      ['accuracy.csv', 'line 3: accuracy a number greater than 0'],
+      ['stopped.csv', 'line 3: stopped true or false'],
+    ]) {
+      const res = await loc('simulate', path.join(dir, name), '--user', `refused-${name}`)
+      expect(res.code, name).toBe(2)
+      expect(res.stderr, name).toContain(`error [invalid_parameter]: ${message}`)
+    }
+    expect(count('events')).toBe(before)
+  }, 120_000)
+
+  it('stamps a trace without times a second apart up to now, and refuses a replay before the user\'s last update', async () => {
+    const started = new Date().toISOString()
+    const res = await loc('simulate', path.join(dir, 'timeless.csv'), '--user', 'u4')
+    expect(res.code).toBe(0)
+    const times = res.stdout.trim().split('\n').slice(0, -1).map((l) => l.split(/\s+/)[0])
+    expect(times).toHaveLength(2)
+    const finished = new Date().toISOString()
+    // the exit at the last point: now, not a second later
+    expect(times[1] >= started && times[1] <= finished).toBe(true)
+    expect(Date.parse(times[1]) - Date.parse(times[0])).toBe(1000)
+
+    const events = count('events')
+    const again = await loc('simulate', path.join(dir, 'walk.csv'), '--user', 'u2')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/error \[conflict\]: user: u2 was last updated at 2026-01-05T08:02:00.000Z, not before the trace's first point \(2026-01-05T08:00:00.000Z\)/)
+    expect(count('events')).toBe(events)
   }, 120_000)
 })

@@ -6,8 +6,8 @@ import {refuse} from '../../errors.js'
 import {eventJson} from '../../events/json.js'
 import {openSystem} from '../../system.js'
 import {etaFromRouting} from '../../tracking/trips.js'
-import {parseTrace} from '../../tracking/trace.js'
-import {trackIn} from '../../tracking/track.js'
+import {parseTrace, type TracePoint, traceTimes} from '../../tracking/trace.js'
+import {trackedUser, trackIn} from '../../tracking/track.js'
 import {write} from '../../store/write.js'
 import {BaseCommand} from '../base.js'
 
@@ -39,6 +39,7 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
     }
     const points = parseTrace(text, /\.gpx$/i.test(args.trace) || /^\s*<\?xml|<gpx/i.test(text.slice(0, 200)) ? 'gpx' : 'csv')
     if (points.length === 0) throw refuse.invalid('trace', 'at least one point')
+    const times = traceTimes(points, new Date())
     let config = this.loadConfig()
     let scratch: string | undefined
     if (flags['dry-run']) {
@@ -51,12 +52,15 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
     try {
       const live = flags.env === 'live'
       const counts = new Map<string, number>()
-      const start = Date.now()
+      const inputOf = (p: TracePoint) => ({deviceId: flags.device ?? flags.user, userId: flags.user, latitude: p.lat, longitude: p.lng, accuracy: p.accuracy,
+        stopped: p.stopped, foreground: p.foreground})
+      const last = write(system.store, (tx) => trackedUser(tx, live, inputOf(points[0])))?.updated_at
+      if (last && last >= times[0].toISOString()) {
+        throw refuse.conflict('user', `${flags.user} was last updated at ${last}, not before the trace's first point (${times[0].toISOString()}): replayed, it would move back in time (simulate as a new --user)`)
+      }
+      const deps = {store: system.store, map: system.map, routing: etaFromRouting(system.routing)}
       points.forEach((p, i) => {
-        const now = p.at ?? new Date(start + i * 1000)
-        const input = {deviceId: flags.device ?? flags.user, userId: flags.user, latitude: p.lat, longitude: p.lng, accuracy: p.accuracy,
-          stopped: p.stopped, foreground: p.foreground}
-        const result = write(system.store, (tx) => trackIn(tx, {store: system.store, map: system.map, routing: etaFromRouting(system.routing)}, live, input, '127.0.0.1', now))
+        const result = write(system.store, (tx) => trackIn(tx, deps, live, inputOf(p), '127.0.0.1', times[i]))
         for (const event of result.events.map(eventJson)) {
           counts.set(event.type as string, (counts.get(event.type as string) ?? 0) + 1)
           this.log(`${event.createdAt}  ${String(event.type).padEnd(40)} ${describe(event)}`)
