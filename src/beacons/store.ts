@@ -3,7 +3,7 @@ import {duplicateBeacon} from './input.js'
 import {newId, nowIso} from '../store/ids.js'
 import {fetchPage, type Page, type PageQuery} from '../store/paging.js'
 import {writeGrouped, writeUnique} from '../store/write.js'
-import type {BeaconRow} from './json.js'
+import {beaconJson, type BeaconRow} from './json.js'
 
 export type BeaconType = 'ibeacon' | 'eddystone'
 
@@ -104,6 +104,22 @@ export function listBeacons(store: Store, live: boolean, filters: BeaconFilters,
   if (filters.tag !== undefined) q = q.where('tag', '=', filters.tag)
   if (filters.externalId !== undefined) q = q.where('external_id', '=', filters.externalId)
   return fetchPage(q, page, 'created_at')
+}
+
+const ENABLED_OF = 'SELECT * FROM beacons WHERE live = ? AND enabled = 1 AND id IN (SELECT value FROM json_each(?))'
+
+/**
+ * A user's beacons (`user.beacons` as stored) as they are now, in their order: one disabled or
+ * deleted since is left out, an edited one shows its edit. No query when there are none.
+ */
+export function beaconsNow(store: Store, live: boolean, beacons: ReadonlyArray<{_id: string}> | undefined): Array<Record<string, unknown>> {
+  if (!beacons?.length) return []
+  const rows = store.statement(ENABLED_OF).all(env(live), JSON.stringify(beacons.map((b) => b._id))) as BeaconRow[]
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  return beacons.flatMap((b) => {
+    const row = byId.get(b._id)
+    return row ? [beaconJson(row)] : []
+  })
 }
 
 export async function deleteBeacon(store: Store, live: boolean, ref: BeaconRef): Promise<boolean> {

@@ -1,4 +1,5 @@
 import {CompiledQuery} from 'kysely'
+import {beaconsNow} from '../beacons/store.js'
 import type {EventRow} from '../events/json.js'
 import {type EventParts, eventParts} from '../events/parts.js'
 import {type NewEvent, recordEvents} from '../events/recorder.js'
@@ -131,6 +132,9 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     }
   }
   const beaconEvents: Array<{type: string; beacon: Record<string, unknown>}> = []
+  // the user's beacons as they are now: one disabled or deleted since is dropped silently, with no
+  // exit, as a geofence is (presence.ts); no query for a user without beacons
+  if (context.beacons) context.beacons = beaconsNow(tx.store, live, context.beacons as Array<{_id: string}>)
   if (settings['beacons.enabled'] && input.beacons) {
     const ranged = rangedBeacons(tx, live, input.beacons)
     const was = (context.beacons as Array<Record<string, unknown>> | undefined) ?? []

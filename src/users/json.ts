@@ -1,4 +1,5 @@
 import type {Selectable} from 'kysely'
+import {beaconsNow} from '../beacons/store.js'
 import {bySortKey} from '../geofences/fence.js'
 import {geofenceEngine} from '../geofences/index.js'
 import type {Store} from '../store/db.js'
@@ -12,8 +13,9 @@ export type UserRow = Selectable<UserTable>
  * (`geofences`, `trip`, `place`, `country`, `state`, `dma`, `postalCode`, `beacons`, `fraud`,
  * `segments`, `topChains`) is kept as one JSON object in `context` and spread in as is, except
  * `geofences`: those of `users.presence`, rendered from the geofence engine as they are now (a
- * geofence deleted or disabled since is left out). Rows written before presence moved into the
- * user row carry them in `context`, as ids or (older still) as objects.
+ * geofence deleted or disabled since is left out), and `beacons`, likewise read as they are now.
+ * Rows written before presence moved into the user row carry them in `context`, as ids or (older
+ * still) as objects.
  */
 export function userJson(row: UserRow, store: Store): Record<string, unknown> {
   const context = row.context ? JSON.parse(row.context) : {}
@@ -26,6 +28,7 @@ export function userJson(row: UserRow, store: Store): Record<string, unknown> {
     const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => fence(id) ?? [])
     context.geofences = inside.sort(bySortKey).map((f) => f.summary)
   }
+  if (context.beacons) context.beacons = beaconsNow(store, row.live === 1, context.beacons)
   return userJsonWith(row, context)
 }
 

@@ -1,0 +1,72 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {setSettings} from '../../src/project/settings.js'
+import {startTestServer, type TestServer} from '../helpers.js'
+
+const MONACO = {latitude: 43.735, longitude: 7.42}
+
+/** A beacon disabled or deleted generates no events (spec): a user ranging it leaves it silently, as a geofence. */
+describe('beacons disabled or deleted while a user ranges them', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+    await setSettings(server.store, false, {'beacons.enabled': true})
+  })
+  afterAll(() => server.stop())
+
+  const sk = () => server.keys.testSk
+  const put = (externalId: string, uid: string, body: Record<string, unknown> = {}) => server.call('PUT', `/v1/beacons/bt/${externalId}`, {key: sk(),
+    body: {description: externalId, type: 'eddystone', uid, instance: 'def', coordinates: [7.42, 43.735], ...body}})
+  const track = (deviceId: string, beacons?: unknown[]) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId, beacons}})
+  const types = (res: {body: any}) => res.body.events.map((e: any) => e.type)
+  const ids = (user: any) => user.beacons.map((b: any) => b.externalId)
+  const read = async (id: string) => (await server.call('GET', `/v1/users/${id}`, {key: sk()})).body.user
+
+  it('disabled: no exit, left out of the answer and reads; enabled again and ranged, a fresh entry', async () => {
+    await put('b2', 'abc')
+    const ranging = [{type: 'eddystone', uid: 'abc', instance: 'def'}]
+    const entered = await track('disabling', ranging)
+    expect(types(entered)).toEqual(['user.entered_beacon'])
+    const id = entered.body.user._id
+    expect(ids(await read(id))).toEqual(['b2'])
+
+    expect((await put('b2', 'abc', {enabled: false})).status).toBe(200)
+    expect(ids(await read(id))).toEqual([])
+    const after = await track('disabling', ranging)
+    expect(types(after)).toEqual([])
+    expect(ids(after.body.user)).toEqual([])
+    expect(ids(await read(id))).toEqual([])
+
+    await put('b2', 'abc', {enabled: true})
+    const again = await track('disabling', ranging)
+    expect(types(again)).toEqual(['user.entered_beacon'])
+    expect(again.body.events[0].beacon).toMatchObject({externalId: 'b2', enabled: true})
+    expect(ids(again.body.user)).toEqual(['b2'])
+    expect(await read(id)).toEqual(again.body.user)
+  })
+
+  it('deleted: no exit, left out of answers, reads and the user a conversion embeds; the other beacon stays, as it is now', async () => {
+    await put('b1', 'one')
+    await put('b3', 'three')
+    const both = [{type: 'eddystone', uid: 'one', instance: 'def'}, {type: 'eddystone', uid: 'three', instance: 'def'}]
+    const entered = await track('deleting', both)
+    expect(types(entered)).toEqual(['user.entered_beacon', 'user.entered_beacon'])
+    const id = entered.body.user._id
+
+    expect((await server.call('DELETE', '/v1/beacons/bt/b1', {key: sk()})).status).toBe(200)
+    await put('b3', 'three', {description: 'edited'})
+    const user = await read(id)
+    expect(ids(user)).toEqual(['b3'])
+    expect(user.beacons[0].description).toBe('edited')
+    const conversion = await server.call('POST', '/v1/events', {key: server.keys.testPk, body: {name: 'visit', deviceId: 'deleting'}})
+    expect(ids(conversion.body.event.user)).toEqual(['b3'])
+
+    // a track without `beacons` changes nothing, but answers the beacons as they are now
+    const quiet = await track('deleting')
+    expect(types(quiet)).toEqual([])
+    expect(ids(quiet.body.user)).toEqual(['b3'])
+    const gone = await track('deleting', [])
+    expect(types(gone)).toEqual(['user.exited_beacon'])
+    expect(gone.body.events[0].beacon).toMatchObject({externalId: 'b3', description: 'edited'})
+    expect(ids(gone.body.user)).toEqual([])
+  })
+})
