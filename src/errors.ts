@@ -19,7 +19,7 @@ export const ERRORS = {
   not_found: {status: 404, summary: 'no such resource in this environment'},
   route_not_found: {status: 404, summary: 'no route for this method and path'},
   request_timeout: {status: 408, summary: 'the headers or the body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`'},
-  conflict: {status: 409, summary: 'a create would duplicate a unique identifier'},
+  conflict: {status: 409, summary: "a create would duplicate a unique identifier, or a track's tripOptions name another user's open trip"},
   body_too_large: {status: 413, summary: 'the body is over `server.bodyLimitBytes`, on the wire or once inflated'},
   headers_too_large: {status: 431, summary: 'the request line and headers are over `server.maxHeaderBytes` (a URL that long included)'},
   rate_limited: {status: 429, summary: "over the route's per-second limit; `Retry-After` says when to try again"},

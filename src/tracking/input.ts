@@ -27,6 +27,11 @@ const tripOptions = z.object({
   scheduledArrivalAt: datetime().nullish(),
   metadata: metadata(32).nullish(),
   version: z.unknown().optional(),
+}).superRefine((o, ctx) => {
+  // as POST /v1/trips refuses it; whether a geofence has the pair is read in the write
+  const tag = o.destinationGeofenceTag ?? null, externalId = o.destinationGeofenceExternalId ?? null
+  if (tag !== null && externalId === null) ctx.addIssue({code: 'custom', path: ['destinationGeofenceExternalId'], message: 'required with destinationGeofenceTag'})
+  if (tag === null && externalId !== null) ctx.addIssue({code: 'custom', path: ['destinationGeofenceTag'], message: 'required with destinationGeofenceExternalId'})
 })
 
 /** `POST /v1/track`: the spec's fields and bounds, plus what the web SDK sends (DECISIONS, compat). */

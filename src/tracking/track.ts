@@ -44,8 +44,9 @@ export interface TrackResult {
  * store's write lock orders them) and the answer comes only after the commit.
  */
 export function track(deps: TrackDeps, live: boolean, input: TrackInput, ip: string): Promise<TrackResult> {
-  // no savepoint: a track's input is validated before, so it throws only on a fault
-  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()), {savepoint: false})
+  // no savepoint: a track's input is validated before, so it throws only on a fault; but one with
+  // tripOptions can be refused on the trip it names, read in the write (src/tracking/trips.ts)
+  return writeGrouped(deps.store, (tx) => trackIn(tx, deps, live, input, ip, new Date()), {savepoint: !!input.tripOptions})
 }
 
 const env = (live: boolean) => (live ? 1 : 0)

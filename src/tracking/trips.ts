@@ -1,4 +1,5 @@
 import {CompiledQuery, type Updateable} from 'kysely'
+import {refuse} from '../errors.js'
 import {haversine} from '../geofences/confidence.js'
 import type {Mode} from '../routing/profile.js'
 import type {Routing} from '../routing/system.js'
@@ -120,15 +121,23 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
   return {events, trip: updated}
 }
 
-/** The open trip `tripOptions` names, created pending for this user when there is none (compat). */
+/**
+ * The open trip `tripOptions` names, created pending for this user when there is none (compat).
+ * Refused when that trip is another user's (a user has its own trips, DECISIONS), or when a new
+ * trip's destination names no geofence; the destination of an existing trip is its own, so a
+ * geofence deleted since does not refuse the tracks that follow.
+ */
 function tripForOptions(tx: Tx, live: boolean, options: NonNullable<TrackInput['tripOptions']>, user: UserRow, at: string): TripRow {
   const {db} = tx.store
   const open = tx.get(db.selectFrom('trips').selectAll().where('live', '=', env(live))
     .where('external_id', '=', options.externalId).where('status', 'in', OPEN_STATUSES))
+  if (open && isOthers(tx, open, user)) {
+    throw refuse.conflict('tripOptions.externalId', 'must not name a pending, started, approaching or arrived trip of another user')
+  }
   if (open) return open
   const tag = options.destinationGeofenceTag ?? null
   const externalId = options.destinationGeofenceExternalId ?? null
-  const center = tag !== null && externalId !== null ? destinationOf(tx, live, tag, externalId) : undefined
+  const center = destinationOf(tx, live, tag, externalId, 'tripOptions.')
   const row: TripRow = {
     id: newId(), live: env(live), external_id: options.externalId, user_ref: user.id, user_id: user.user_id,
     mode: options.mode ?? 'car', destination_geofence_tag: tag, destination_geofence_external_id: externalId,
@@ -141,4 +150,11 @@ function tripForOptions(tx: Tx, live: boolean, options: NonNullable<TrackInput['
   }
   tx.run(db.insertInto('trips').values(row))
   return row
+}
+
+/** Whether a trip is another user's: its `userId` is another, or without one it is linked to another user that still exists. */
+function isOthers(tx: Tx, trip: TripRow, user: UserRow): boolean {
+  if (trip.user_id !== null) return trip.user_id !== user.user_id
+  return trip.user_ref !== null && trip.user_ref !== user.id
+    && tx.get(tx.store.db.selectFrom('users').select('id').where('id', '=', trip.user_ref)) !== undefined
 }

@@ -36,14 +36,10 @@ export interface TripUpdate extends TripFields {
 
 const env = (live: boolean) => (live ? 1 : 0)
 
-/** Checks the destination pair and finds its geofence's center; refused when either half is missing or no geofence matches. */
+/** The destination columns of a pair; refused as `destinationOf` refuses. */
 function destination(tx: Tx, live: boolean, tag: string | null, externalId: string | null): {lng: number | null; lat: number | null} {
-  if (tag === null && externalId === null) return {lng: null, lat: null}
-  if (tag === null) throw refuse.invalid('destinationGeofenceTag', 'required with destinationGeofenceExternalId')
-  if (externalId === null) throw refuse.invalid('destinationGeofenceExternalId', 'required with destinationGeofenceTag')
   const center = destinationOf(tx, live, tag, externalId)
-  if (!center) throw refuse.invalid('destinationGeofenceExternalId', `must name an existing geofence with tag "${tag}"`)
-  return {lng: center[0], lat: center[1]}
+  return {lng: center?.[0] ?? null, lat: center?.[1] ?? null}
 }
 
 /**

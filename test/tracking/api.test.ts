@@ -4,6 +4,7 @@ import {geofenceEngine} from '../../src/geofences/index.js'
 import {insertGeofence} from '../../src/geofences/store.js'
 import {setSettings} from '../../src/project/settings.js'
 import {write} from '../../src/store/write.js'
+import {snapshot} from '../data/helpers.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const MONACO = {latitude: 43.735, longitude: 7.42}
@@ -283,6 +284,89 @@ describe('POST /v1/track', () => {
     await beacon('off', [7.42, 43.735], false)
     const res = await server.call('GET', '/v1/search/beacons?near=43.735,7.42', {key: server.keys.testPk})
     expect(res.body.beacons.map((b: any) => b.externalId)).toEqual(['near', 'mid'])
+  })
+})
+
+describe('POST /v1/track with tripOptions', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+    await server.call('PUT', '/v1/geofences/dock/1', {key: server.keys.testSk, body: {description: 'Dock', type: 'circle', coordinates: [7.42, 43.735], radius: 100}})
+  })
+  afterAll(() => server.stop())
+  const track = (body: unknown) => server.call('POST', '/v1/track', {key: server.keys.testPk, body})
+  const tables = () => snapshot(server, 'users', 'trips', 'trip_locations', 'events')
+  const FIX = {latitude: 43.745, longitude: 7.435, accuracy: 5}
+  const refused = async (body: unknown, status: number, error: string, param: string, message: string) => {
+    const before = await tables()
+    const res = await track(body)
+    expect(res.body, JSON.stringify(body)).toEqual({meta: {code: status, error, param, message: `${param}: ${message}`}})
+    expect(res.status).toBe(status)
+    expect(await tables()).toEqual(before)
+  }
+
+  it('refuses a destination POST /v1/trips would refuse (a half of the pair, or no such geofence), for a new user and a known one, changing nothing', async () => {
+    expect((await track({...FIX, deviceId: 'to1', userId: 'tou1'})).status).toBe(200)
+    for (const [deviceId, userId] of [['to1', 'tou1'], ['to2', 'tou2']]) {
+      const body = (tripOptions: unknown) => ({...FIX, deviceId, userId, tripOptions})
+      await refused(body({externalId: 'o3', destinationGeofenceTag: 'nope', destinationGeofenceExternalId: 'nope'}), 400, 'invalid_parameter',
+        'tripOptions.destinationGeofenceExternalId', 'must name an existing geofence with tag "nope"')
+      await refused(body({externalId: 'o3', destinationGeofenceTag: 'dock', destinationGeofenceExternalId: '2'}), 400, 'invalid_parameter',
+        'tripOptions.destinationGeofenceExternalId', 'must name an existing geofence with tag "dock"')
+      await refused(body({externalId: 'o3', destinationGeofenceTag: 'dock'}), 400, 'invalid_parameter',
+        'tripOptions.destinationGeofenceExternalId', 'required with destinationGeofenceTag')
+      await refused(body({externalId: 'o3', destinationGeofenceTag: 'dock', destinationGeofenceExternalId: null}), 400, 'invalid_parameter',
+        'tripOptions.destinationGeofenceExternalId', 'required with destinationGeofenceTag')
+      await refused(body({externalId: 'o3', destinationGeofenceExternalId: '1'}), 400, 'invalid_parameter',
+        'tripOptions.destinationGeofenceTag', 'required with destinationGeofenceExternalId')
+    }
+    // an existing destination starts the trip towards it (2 km: under 5 minutes by car)
+    const ok = await track({...FIX, deviceId: 'to2', userId: 'tou2', tripOptions: {externalId: 'o3', destinationGeofenceTag: 'dock', destinationGeofenceExternalId: '1'}})
+    expect(ok.body.events.map((e: any) => e.type)).toEqual(['user.started_trip', 'user.approaching_trip_destination'])
+    expect(ok.body.user.trip).toMatchObject({externalId: 'o3', status: 'approaching', destinationLocation: {type: 'Point', coordinates: [7.42, 43.735]}})
+  })
+
+  it('a refused track in a group commit leaves the tracks committed with it alone', async () => {
+    const [bad, good] = await Promise.all([
+      track({...FIX, deviceId: 'tb1', tripOptions: {externalId: 'o4', destinationGeofenceTag: 'nope', destinationGeofenceExternalId: 'nope'}}),
+      track({...FIX, deviceId: 'tb2', tripOptions: {externalId: 'o5'}}),
+    ])
+    expect([bad.status, good.status]).toEqual([400, 200])
+    expect(good.body.events.map((e: any) => e.type)).toEqual(['user.started_trip'])
+    const devices = server.store.sqlite.prepare("SELECT device_id FROM users WHERE device_id IN ('tb1', 'tb2')").pluck().all()
+    expect(devices).toEqual(['tb2'])
+    expect(server.store.sqlite.prepare("SELECT external_id FROM trips WHERE external_id IN ('o4', 'o5')").pluck().all()).toEqual(['o5'])
+  })
+
+  it("refuses to name another user's open trip (409, as POST /v1/trips with its externalId), changing nothing; the owner's trip goes on", async () => {
+    expect((await server.call('POST', '/v1/trips', {key: server.keys.testPk, body: {externalId: 'o15', userId: 'ownerA'}})).status).toBe(200)
+    const statement = 'must not name a pending, started, approaching or arrived trip of another user'
+    // pending, assigned to ownerA who has not tracked yet
+    await refused({...FIX, deviceId: 'oB', userId: 'ownerB', tripOptions: {externalId: 'o15'}}, 409, 'conflict', 'tripOptions.externalId', statement)
+    const a = await track({...FIX, deviceId: 'oA', userId: 'ownerA'})
+    expect(a.body.events.map((e: any) => e.type)).toEqual(['user.started_trip'])
+    // started: by another userId, by a logged-out device, by a user ownerB already is
+    await refused({...FIX, deviceId: 'oB', userId: 'ownerB', tripOptions: {externalId: 'o15'}}, 409, 'conflict', 'tripOptions.externalId', statement)
+    await refused({...FIX, deviceId: 'oC', tripOptions: {externalId: 'o15'}}, 409, 'conflict', 'tripOptions.externalId', statement)
+    expect((await track({...FIX, deviceId: 'oB', userId: 'ownerB'})).status).toBe(200)
+    await refused({...FIX, deviceId: 'oB', userId: 'ownerB', tripOptions: {externalId: 'o15'}}, 409, 'conflict', 'tripOptions.externalId', statement)
+    const next = await track({...FIX, latitude: 43.744, deviceId: 'oA', userId: 'ownerA', tripOptions: {externalId: 'o15'}})
+    expect(next.body.events.map((e: any) => e.type)).toEqual(['user.updated_trip'])
+    expect(next.body.user.trip).toMatchObject({externalId: 'o15', status: 'started'})
+    const trip = (await server.call('GET', '/v1/trips/o15', {key: server.keys.testSk})).body.trip
+    expect(trip).toMatchObject({userId: 'ownerA', user: {_id: a.body.user._id, userId: 'ownerA'}})
+  })
+
+  it("refuses to name a logged-out device's trip from another device; a trip without a user is the caller's", async () => {
+    expect((await track({...FIX, deviceId: 'anon-1', tripOptions: {externalId: 'o16'}})).body.events.map((e: any) => e.type)).toEqual(['user.started_trip'])
+    await refused({...FIX, deviceId: 'anon-2', tripOptions: {externalId: 'o16'}}, 409, 'conflict', 'tripOptions.externalId',
+      'must not name a pending, started, approaching or arrived trip of another user')
+    // the same device logging in keeps its user, and the trip
+    expect((await track({...FIX, deviceId: 'anon-1', userId: 'anon-in', tripOptions: {externalId: 'o16'}})).body.events.map((e: any) => e.type)).toEqual(['user.updated_trip'])
+    expect((await server.call('POST', '/v1/trips', {key: server.keys.testPk, body: {externalId: 'o17'}})).status).toBe(200)
+    const taken = await track({...FIX, deviceId: 'anon-3', tripOptions: {externalId: 'o17'}})
+    expect(taken.body.events.map((e: any) => e.type)).toEqual(['user.started_trip'])
+    expect((await server.call('GET', '/v1/trips/o17', {key: server.keys.testSk})).body.trip.user).toMatchObject({_id: taken.body.user._id})
   })
 })
 
