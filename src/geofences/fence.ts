@@ -38,7 +38,10 @@ export interface Fence {
   ips: BlockList | null
   stopDetection: boolean | null
   hours: OperatingHours | null
-  /** epoch ms; Infinity when unset */
+  /**
+   * epoch ms from which it admits no fix: `disableAfter` or `deleteAfter`, the earlier, judged by the
+   * fix's time before the expiry job carries either out; Infinity when neither is set
+   */
   disableAfter: number
   dwellThreshold: number | null
   tripApproachingThreshold: number | null
@@ -105,7 +108,7 @@ function shapeOf(f: Fence, geometry: string | null): Float64Array {
  * and radius (with it, reading 100k rows took ~4 s of the 5 s start-up).
  */
 export const FENCE_COLUMNS = `id, live, tag, external_id, description, type, center_lng, center_lat, radius, metadata, user_id, user_ids,
-  ip, stop_detection, operating_hours, disable_after, dwell_threshold, trip_approaching_threshold, min_lng, min_lat, max_lng, max_lat,
+  ip, stop_detection, operating_hours, min(coalesce(disable_after, delete_after), coalesce(delete_after, disable_after)), dwell_threshold, trip_approaching_threshold, min_lng, min_lat, max_lng, max_lat,
   CASE WHEN type = 'circle' THEN NULL ELSE geometry END`
 export type FenceValues = [id: string, live: number, tag: string | null, externalId: string | null, description: string, type: string,
   centerLng: number, centerLat: number, radius: number, metadata: string | null, userId: string | null, userIds: string | null,

@@ -153,7 +153,7 @@ const cacheOf = (store: Store) => caches.get(store) ?? caches.set(store, new Pre
 
 const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.fence)
 
-/** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter). */
+/** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter or deleteAfter). */
 function admits(fence: Fence, fix: Fix): boolean {
   if (!fence.limited) return true
   if (fix.at.getTime() >= fence.disableAfter) return false
@@ -202,7 +202,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
 
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i], fence = fences[i]
-    // disabled, deleted or past disableAfter: the presence ends without an event (it generates none)
+    // disabled, deleted or past disableAfter or deleteAfter: the presence ends without an event (it generates none)
     if (!fence || (fence.limited && atMs >= fence.disableAfter)) {
       gone++
       continue
