@@ -10,6 +10,7 @@ import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
 import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
+import {type DemoSetup, setUpDemo} from './project/demo.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
 import {startCheckpointer} from './store/checkpointer.js'
@@ -60,6 +61,21 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
       map.close()
       await store.close()
     },
+  }
+}
+
+/**
+ * What `loc serve` does once before it serves, in one process even with `--workers` (the primary,
+ * before it forks): opens the store, which runs pending migrations, and with `demo` runs the demo's
+ * setup (keys, bundled map). Workers forked after it find nothing left to create; run in each of
+ * them, the migrations and the import would race (a duplicate table, "another import is running").
+ */
+export async function prepareServe(config: Config, options: {demo?: boolean} = {}): Promise<DemoSetup | undefined> {
+  const store = await openStore(config.dataDir)
+  try {
+    return options.demo ? await setUpDemo(store, config.dataDir) : undefined
+  } finally {
+    await store.close()
   }
 }
 

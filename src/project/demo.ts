@@ -13,6 +13,18 @@ export type DemoKeys = Record<`${KeyEnv}_${KeyType}`, string>
 export const DEMO_KEYS_FILE = 'demo-keys.json'
 export const BUNDLED_EXTRACT = path.join(PACKAGE_ROOT, 'data', 'monaco.osm.pbf')
 
+/** What the demo's first-start setup found or made: the keys to print, and the import if one ran. */
+export interface DemoSetup {
+  keys: DemoKeys
+  imported?: ImportResult
+}
+
+/** The demo's setup on every start: its keys, then the bundled map where needed. */
+export async function setUpDemo(store: Store, dataDir: string): Promise<DemoSetup> {
+  const keys = await ensureDemoKeys(store, dataDir)
+  return {keys, imported: await ensureDemoMap(dataDir)}
+}
+
 /**
  * The quick start prints working keys on every start, yet keys are stored hashed: so the demo
  * creates its four keys once and keeps them in clear in `<dataDir>/demo-keys.json` (mode 0600,

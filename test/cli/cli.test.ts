@@ -133,6 +133,39 @@ describe('loc CLI', () => {
     }
   })
 
+  it('serve --demo --workers 2 on a fresh data dir: migrations and the first-start setup run once, before the workers; none crashes', async () => {
+    const dir = tempDir('loc-demo-workers-')
+    const server = await spawnServe(['--demo', '--workers', '2'], {LOC_DATA_DIR: dir})
+    let code: number | null
+    try {
+      const keys = [...server.output().matchAll(/prj_test_pk_[0-9a-f]{40}/g)].map((m) => m[0])
+      expect(keys).toHaveLength(1)
+      // closed connections, so the primary hands them to both workers
+      for (let i = 0; i < 4; i++) {
+        expect((await fetch(`${server.url}/v1/config`, {headers: {authorization: keys[0], connection: 'close'}})).status).toBe(200)
+      }
+    } finally {
+      code = await server.stop()
+    }
+    try {
+      const out = server.output()
+      expect(out).not.toMatch(/exited|Error/)
+      expect(out.match(/Demo keys/g)).toHaveLength(1)
+      expect(out.match(/Imported the bundled extract/g)).toHaveLength(1)
+      expect(out).toContain('(2 workers,')
+      expect(out).toContain('loc stopped')
+      expect(code).toBe(0)
+      const store = new Database(path.join(dir, 'loc.db'), {readonly: true})
+      try {
+        expect(store.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(4)
+      } finally {
+        store.close()
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 60_000)
+
   it('serve logs one JSON line per request, never a key', async () => {
     const dir = tempDir('loc-logs-')
     try {

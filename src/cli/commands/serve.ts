@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import {Flags} from '@oclif/core'
-import {ensureDemoKeys, ensureDemoMap} from '../../project/demo.js'
-import {serve} from '../../system.js'
+import type {DemoSetup} from '../../project/demo.js'
+import {prepareServe, serve} from '../../system.js'
 import {BaseCommand} from '../base.js'
 
 export default class Serve extends BaseCommand<typeof Serve> {
@@ -24,23 +24,31 @@ export default class Serve extends BaseCommand<typeof Serve> {
 
   async run(): Promise<void> {
     const {flags} = this
-    if (flags.workers > 1 && cluster.isPrimary) return this.supervise(flags.workers)
     // listened for from the start, so a stop that comes while the server is still starting is kept
+    let stopped = false
     const stopSignal = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'))
-      process.once('SIGTERM', () => resolve('SIGTERM'))
-      if (cluster.isWorker) process.on('message', (m: {stop?: boolean}) => m?.stop && resolve('stop'))
+      const stop = (signal: string) => {
+        stopped = true
+        resolve(signal)
+      }
+      process.once('SIGINT', () => stop('SIGINT'))
+      process.once('SIGTERM', () => stop('SIGTERM'))
+      if (cluster.isWorker) process.on('message', (m: {stop?: boolean}) => m?.stop && stop('stop'))
     })
     const config = this.loadConfig({host: flags.host, port: flags.port})
+    // once, before any worker is forked: workers find the store migrated and the demo set up
+    if (cluster.isPrimary) {
+      const demo = await prepareServe(config, {demo: flags.demo})
+      if (demo) this.printDemo(demo)
+      if (flags.workers > 1) {
+        // stopped while preparing: fork none (a worker still loading would miss the stop message)
+        if (!stopped) await this.supervise(flags.workers, stopSignal)
+        this.log('loc stopped')
+        return
+      }
+    }
     const system = await this.system(config)
     const {store, log} = system
-    if (flags.demo) {
-      const keys = await ensureDemoKeys(store, config.dataDir)
-      this.log('Demo keys (kept in data/demo-keys.json):')
-      for (const [name, key] of Object.entries(keys)) this.log(`  ${name.padEnd(18)} ${key}`)
-      const imported = await ensureDemoMap(config.dataDir)
-      if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
-    }
     // with workers, the first runs the timed jobs and the primary prints where they listen
     const worker = cluster.isWorker ? cluster.worker! : undefined
     const serving = await serve(system, {jobs: !worker || worker.id === 1})
@@ -53,13 +61,19 @@ export default class Serve extends BaseCommand<typeof Serve> {
     else process.disconnect()
   }
 
+  private printDemo({keys, imported}: DemoSetup): void {
+    this.log('Demo keys (kept in data/demo-keys.json):')
+    for (const [name, key] of Object.entries(keys)) this.log(`  ${name.padEnd(18)} ${key}`)
+    if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
+  }
+
   /**
    * The primary of `--workers N`: forks N copies of this command, which share the listening port
    * (the primary hands out connections) and the store (SQLite's write lock orders their
    * transactions, so per-device ordering and group commit hold across them); replaces a worker
    * that dies; on SIGINT/SIGTERM stops them all, each finishing its in-flight requests.
    */
-  private async supervise(count: number): Promise<void> {
+  private async supervise(count: number, stopSignal: Promise<string>): Promise<void> {
     let stopping = false
     let announced = false
     const fork = () => cluster.fork().on('message', (message: {listening?: string; store?: string}) => {
@@ -74,20 +88,12 @@ export default class Serve extends BaseCommand<typeof Serve> {
       fork()
     })
     for (let i = 0; i < count; i++) fork()
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        stopping = true
-        const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
-        let left = workers.length
-        if (left === 0) resolve()
-        for (const w of workers) {
-          w.once('exit', () => --left === 0 && resolve())
-          w.send({stop: true})
-        }
-      }
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-    })
-    this.log('loc stopped')
+    await stopSignal
+    stopping = true
+    const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
+    await Promise.all(workers.map((w) => new Promise((resolve) => {
+      w.once('exit', resolve)
+      w.send({stop: true})
+    })))
   }
 }
