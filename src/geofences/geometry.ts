@@ -97,6 +97,19 @@ export function ringProblem(ring: unknown): string | null {
   return null
 }
 
+/**
+ * Why the engine cannot evaluate a shape, or null: it measures around each geofence in a flat frame
+ * of longitude and latitude, so a shape must not cross the antimeridian (GeoJSON, RFC 7946, cuts
+ * such shapes there) nor reach a pole. A ring is read as drawn, so one wider than 180° is refused.
+ */
+export function shapeProblem(shape: Shape, circle: boolean): string | null {
+  const {minLng, maxLng} = shape.bbox
+  if (circle && ((90 - Math.abs(shape.center[1])) * Math.PI * EARTH_RADIUS_M) / 180 <= shape.radius) return 'must not reach a pole'
+  if (minLng < -180 || maxLng > 180) return 'must not cross the antimeridian (longitude ±180)'
+  if (maxLng - minLng > 180) return 'must span at most 180° of longitude (a shape crossing the antimeridian is cut there, RFC 7946)'
+  return null
+}
+
 function withBbox(shape: Omit<Shape, 'bbox'>): Shape {
   let minLng = Infinity, minLat = Infinity, maxLng = -Infinity, maxLat = -Infinity
   for (const [lng, lat] of shape.geometry.coordinates[0]) {

@@ -2,7 +2,7 @@ import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, datetime, jsonText, metadata, num, numeric, text, TEXT_MAX} from '../validate.js'
-import {circleShape, type IsochroneSource, isochroneShape, isPosition, noIsochrones, polygonShape, ringProblem, type Position, type Shape} from './geometry.js'
+import {circleShape, type IsochroneSource, isochroneShape, isPosition, noIsochrones, polygonShape, ringProblem, type Position, type Shape, shapeProblem} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
 
@@ -142,7 +142,7 @@ function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | nu
     const ring = unwrapRing(f.coordinates)
     const problem = ringProblem(ring)
     if (problem) return fail(['coordinates'], problem)
-    return polygonShape(ring as Position[])
+    return evaluable(polygonShape(ring as Position[]), false, fail)
   }
 
   if (f.coordinates === undefined) {
@@ -156,7 +156,7 @@ function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | nu
 
   if (f.type === 'circle') {
     if (f.radius < CIRCLE_RADIUS.min || f.radius > CIRCLE_RADIUS.max) return fail(['radius'], `range ${CIRCLE_RADIUS.min} to ${CIRCLE_RADIUS.max} (meters)`)
-    return circleShape(f.coordinates, f.radius)
+    return evaluable(circleShape(f.coordinates, f.radius), true, fail)
   }
 
   if (f.radius < ISOCHRONE_MINUTES.min || f.radius > ISOCHRONE_MINUTES.max) {
@@ -166,6 +166,11 @@ function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | nu
   const shape = isochroneShape(f.coordinates, f.mode, f.radius, isochrones)
   if (!shape) return fail(['coordinates'], `must be a point a road graph covers for isochrones (no road graph for ${f.mode} covers this point)`)
   return shape
+}
+
+const evaluable = (shape: Shape, circle: boolean, fail: Fail): Shape | null => {
+  const problem = shapeProblem(shape, circle)
+  return problem ? fail(['coordinates'], problem) : shape
 }
 
 /** A ring, or GeoJSON polygon coordinates holding exactly one ring. */

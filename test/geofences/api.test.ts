@@ -144,6 +144,28 @@ describe('POST /v1/geofences', () => {
   })
 })
 
+describe('shapes the engine cannot measure', () => {
+  it('refuses circles across the antimeridian or reaching a pole, and polygons wider than 180°, changing nothing', async () => {
+    const before = snapshot()
+    for (const [body, message] of [
+      [circle({coordinates: [179.9995, 0], radius: 200}), 'must not cross the antimeridian'],
+      [circle({coordinates: [-179.9995, 10], radius: 200}), 'must not cross the antimeridian'],
+      [circle({coordinates: [0, 89.9995], radius: 200}), 'must not reach a pole'],
+      [circle({coordinates: [0, -89.9995], radius: 200}), 'must not reach a pole'],
+      [polygon({coordinates: [[179.999, 0], [-179.999, 0], [-179.999, 0.001], [179.999, 0.001], [179.999, 0]]}), 'must span at most 180° of longitude'],
+    ] as const) {
+      const r = await s.call('POST', '/v1/geofences', {key: sk, body})
+      expect(r.status, message).toBe(400)
+      expect(r.body.meta).toMatchObject({code: 400, param: 'coordinates'})
+      expect(r.body.meta.message).toContain(`coordinates: ${message}`)
+    }
+    expect(snapshot()).toEqual(before)
+    // near, not at: a circle 1.1 km from the pole, one 50 m short of the antimeridian
+    expect((await s.call('POST', '/v1/geofences', {key: sk, body: circle({coordinates: [0, 89.99], radius: 200})})).status).toBe(200)
+    expect((await s.call('POST', '/v1/geofences', {key: sk, body: circle({coordinates: [179.997, 0], radius: 200})})).status).toBe(200)
+  })
+})
+
 describe('PUT /v1/geofences/:id', () => {
   it('updates by _id, including tag and externalId', async () => {
     const a = await s.call('POST', '/v1/geofences', {key: sk, body: circle({tag: 'byid', externalId: 'x'})})
