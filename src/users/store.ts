@@ -80,9 +80,16 @@ export function listUsers(store: Store, live: boolean, page: PageQuery): Page<Us
   return fetchPage(query, page, 'updated_at')
 }
 
-/** Deletes the user the reference names (presence goes with it); false when there is none. */
+/**
+ * Deletes the user the reference names (presence goes with it); false when there is none. Its
+ * trips stay, linked to no user row: a trip with a `userId` then goes on with the next user of that
+ * `userId`, as a trip created before its user tracked does.
+ */
 export async function deleteUser(store: Store, live: boolean, ref: string): Promise<boolean> {
   const user = await findUser(store, live, ref)
   if (!user) return false
-  return (await writeGrouped(store, (tx) => tx.run(store.db.deleteFrom('users').where('id', '=', user.id)))) > 0
+  return writeGrouped(store, (tx) => {
+    tx.run(store.db.updateTable('trips').set({user_ref: null}).where('user_ref', '=', user.id))
+    return tx.run(store.db.deleteFrom('users').where('id', '=', user.id)) > 0
+  })
 }

@@ -329,3 +329,22 @@ describe('GET /v1/trips', () => {
     expect((await update('a', {status: 'expired'})).status).toBe(400)
   })
 })
+
+describe('a trip whose user is deleted', () => {
+  it('stays, shows no user, and goes on with the next user of its userId', async () => {
+    const track = (deviceId: string) => s.call('POST', '/v1/track', {key: s.keys.testPk, body: {deviceId, userId: 'gone-driver', latitude: 43.7, longitude: 7.4, foreground: true}})
+    expect((await create({externalId: 'after-delete', userId: 'gone-driver'})).status).toBe(200)
+    const first = await track('gone-phone')
+    expect(first.body.user.trip).toMatchObject({externalId: 'after-delete', status: 'started'})
+    expect((await s.call('DELETE', '/v1/users/gone-driver', {key: s.keys.testSk})).status).toBe(200)
+    const orphan = await s.call('GET', '/v1/trips/after-delete', {key: s.keys.testSk})
+    expect(orphan.body.trip).toMatchObject({status: 'started', userId: 'gone-driver'})
+    expect(orphan.body.trip.user).toBeUndefined()
+
+    const again = await track('new-phone')
+    expect(again.body.user._id).not.toBe(first.body.user._id)
+    expect(again.body.user.trip).toMatchObject({externalId: 'after-delete', status: 'started'})
+    const trip = await s.call('GET', '/v1/trips/after-delete', {key: s.keys.testSk})
+    expect(trip.body.trip.user).toMatchObject({_id: again.body.user._id, userId: 'gone-driver'})
+  })
+})
