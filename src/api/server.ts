@@ -1,5 +1,6 @@
 import type {Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {refuse} from '../errors.js'
 import {createHttpServer} from './app.js'
 import type {AppContext} from './router.js'
 
@@ -13,7 +14,7 @@ export interface RunningServer {
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const server: Server = createHttpServer(ctx)
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenRefusal(error, ctx.config.host, ctx.config.port) ?? error))
     server.listen(ctx.config.port, ctx.config.host, () => {
       server.off('error', reject)
       resolve()
@@ -38,4 +39,11 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
       return closing
     },
   }
+}
+
+/** A port taken or not ours to bind, as the refusal the CLI prints (the raw error says neither what nor how). */
+function listenRefusal(error: NodeJS.ErrnoException, host: string, port: number) {
+  if (error.code === 'EADDRINUSE') return refuse.invalid('port', `${port} on ${host} is in use (another loc serve?): choose another with --port or LOC_PORT`)
+  if (error.code === 'EACCES') return refuse.invalid('port', `${port} on ${host} may not be bound by this user (ports below 1024 need privileges): choose another with --port or LOC_PORT`)
+  return undefined
 }

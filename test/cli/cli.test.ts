@@ -1,5 +1,7 @@
 import {execFile, spawn} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import path from 'node:path'
 import {promisify} from 'node:util'
 import Database from 'better-sqlite3'
@@ -162,6 +164,24 @@ describe('loc CLI', () => {
         store.close()
       }
     } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 60_000)
+
+  it('serve on a taken port says so and exits 2, with one process or with workers (which are not forked again and again)', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = String((taken.address() as AddressInfo).port)
+    const dir = tempDir('loc-port-')
+    try {
+      for (const workers of [[], ['--workers', '2']]) {
+        const res = await loc('serve', '--port', port, '--data-dir', dir, ...workers)
+        expect(res.code, workers.join(' ')).toBe(2)
+        expect(res.stderr).toContain(`error [invalid_parameter]: port: ${port} on 127.0.0.1 is in use (another loc serve?): choose another with --port or LOC_PORT`)
+        if (workers.length) expect(res.stderr).toMatch(/2 workers failed to start, stopping/)
+      }
+    } finally {
+      taken.close()
       rmSync(dir, {recursive: true, force: true})
     }
   }, 60_000)

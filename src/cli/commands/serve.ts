@@ -76,24 +76,44 @@ export default class Serve extends BaseCommand<typeof Serve> {
   private async supervise(count: number, stopSignal: Promise<string>): Promise<void> {
     let stopping = false
     let announced = false
-    const fork = () => cluster.fork().on('message', (message: {listening?: string; store?: string}) => {
-      if (message.listening && !announced) {
+    // workers that died before they listened, in a row: the next waits longer, and when none ever
+    // listened, `count` of them end the start (a taken port would otherwise fork workers forever)
+    let failed = 0
+    const listened = new Set<number>()
+    let gaveUp: (code: number) => void
+    const givenUp = new Promise<number>((resolve) => (gaveUp = resolve))
+    const fork = () => {
+      if (stopping) return
+      const worker = cluster.fork()
+      worker.on('message', (message: {listening?: string; store?: string}) => {
+        if (!message.listening) return
+        listened.add(worker.id)
+        failed = 0
+        if (announced) return
         announced = true
         this.log(`loc listening on ${message.listening} (${count} workers, store ${message.store})`)
-      }
-    })
+      })
+    }
     cluster.on('exit', (worker, code, signal) => {
       if (stopping) return
-      this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`)
-      fork()
+      const early = !listened.delete(worker.id)
+      failed = early ? failed + 1 : 0
+      if (early && !announced && failed >= count) {
+        this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); ${failed} workers failed to start, stopping`)
+        return gaveUp(code || 1)
+      }
+      const delayMs = early ? Math.min(30_000, 1000 * 2 ** (failed - 1)) : 0
+      this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); starting another${delayMs ? ` in ${delayMs / 1000} s` : ''}`)
+      setTimeout(fork, delayMs)
     })
     for (let i = 0; i < count; i++) fork()
-    await stopSignal
+    const failure = await Promise.race([stopSignal.then(() => 0), givenUp])
     stopping = true
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
     await Promise.all(workers.map((w) => new Promise((resolve) => {
       w.once('exit', resolve)
       w.send({stop: true})
     })))
+    if (failure) this.exit(failure)
   }
 }
