@@ -5,7 +5,7 @@ import {Kysely, Migrator, SqliteDialect, type MigrationResultSet, type SqliteDat
 import {type ChangeFeed, createChangeFeed} from './changes.js'
 import {migrations} from './migrations/index.js'
 import type {Database} from './schema.js'
-import {BUSY_TIMEOUT_MS} from './write.js'
+import {BUSY_TIMEOUT_MS, lockedWhile} from './write.js'
 
 export interface Store {
   /** Kysely for reads, and for building the SQL that `write` runs. Executing a write or a transaction through it throws. */
@@ -103,11 +103,25 @@ function readsOnly(sqlite: SqliteDatabase.Database, statement: (text: string) =>
   }
 }
 
-/** Runs pending migrations on their own kysely, the one place allowed DDL and kysely transactions. */
+/** Whether some migration has not run on this store (read without a lock: most opens find none). */
+function pending(sqlite: SqliteDatabase.Database): boolean {
+  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get()
+  if (!table) return true
+  const done = new Set(sqlite.prepare('SELECT name FROM kysely_migration').pluck().all() as string[])
+  return Object.keys(migrations).some((name) => !done.has(name))
+}
+
+/**
+ * Runs pending migrations on their own kysely, the one place allowed DDL and kysely transactions,
+ * in one transaction holding the write lock: kysely's migration lock does nothing on SQLite, so two
+ * processes opening a new store at once both ran the first migration (`table already exists`); the
+ * second now waits, then finds nothing to do. A failing migration leaves the store as it was.
+ */
 export async function migrate(sqlite: SqliteDatabase.Database): Promise<MigrationResultSet> {
+  if (!pending(sqlite)) return {results: []}
   const db = new Kysely<unknown>({dialect: new SqliteDialect({database: {prepare: (text) => sqlite.prepare(text) as ReturnType<KyselySqlite['prepare']>, close() {}}})})
   try {
-    return await new Migrator({db, provider: {getMigrations: async () => migrations}}).migrateToLatest()
+    return await lockedWhile(sqlite, () => new Migrator({db, provider: {getMigrations: async () => migrations}}).migrateToLatest(), (result) => !result.error)
   } finally {
     await db.destroy()
   }

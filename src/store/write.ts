@@ -90,6 +90,23 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T, options: Groupe
 }
 
 /** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
+/**
+ * `run`, an async body (migrations, through kysely), inside one transaction holding the write lock
+ * of a connection nothing else uses yet (a store being opened); committed when `keep` says so, else
+ * rolled back, as it is when `run` throws.
+ */
+export async function lockedWhile<T>(sqlite: Store['sqlite'], run: () => Promise<T>, keep: (result: T) => boolean): Promise<T> {
+  sqlite.exec('BEGIN IMMEDIATE')
+  try {
+    const result = await run()
+    sqlite.exec(keep(result) ? 'COMMIT' : 'ROLLBACK')
+    return result
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
+    throw error
+  }
+}
+
 export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
 /** Whether `error` is SQLite's: the disk is full (or the store at its `max_page_count`); nothing of the write is stored. */

@@ -1,4 +1,6 @@
+import {execFile} from 'node:child_process'
 import {rmSync} from 'node:fs'
+import {promisify} from 'node:util'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createKey, listKeys} from '../../src/project/keys.js'
 import path from 'node:path'
@@ -167,4 +169,20 @@ describe('migrations', () => {
     expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'event_parts'").pluck().get()).toBe(0)
     await close()
   })
+
+  it('run once when two processes open a new store at the same moment', async () => {
+    const run = promisify(execFile)
+    for (let round = 0; round < 3; round++) {
+      const dir = tempDir()
+      dirs.push(dir)
+      const both = await Promise.allSettled([0, 1].map(() => run('node', [path.resolve('bin/run.js'), 'migrate', '--data-dir', dir], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})))
+      expect(both.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok')), `round ${round}`).toEqual(['ok', 'ok'])
+      const db = new Database(path.join(dir, 'loc.db'), {readonly: true})
+      try {
+        expect(db.prepare('SELECT name FROM kysely_migration ORDER BY name').pluck().all()).toEqual(Object.keys(migrations).sort())
+      } finally {
+        db.close()
+      }
+    }
+  }, 60_000)
 })
