@@ -1,9 +1,10 @@
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {BlockList, isIP} from 'node:net'
+import {isIP} from 'node:net'
 import path from 'node:path'
 import {Reader} from 'mmdb-lib'
 import {refuse} from '../errors.js'
+import {inRanges} from '../geofences/ip.js'
 import {countryFlag, countryName, stateOf} from './regions.js'
 import {timeZoneAt, timeZoneText} from './timezone.js'
 
@@ -103,28 +104,4 @@ function boundedCache(max: number): {get(key: number): unknown; set(key: number,
       m.set(key, value)
     },
   }
-}
-
-const lists = new Map<string, BlockList>()
-
-/** Whether `ip` lies in one of the CIDR ranges or equals one of the addresses. */
-export function inRanges(ip: string, ranges: string[]): boolean {
-  if (!ranges.length) return false
-  const key = ranges.join(',')
-  let list = lists.get(key)
-  if (!list) {
-    list = new BlockList()
-    for (const r of ranges) {
-      const [addr, bits] = r.split('/')
-      const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4'
-      if (!isIP(addr)) continue
-      if (bits === undefined) list.addAddress(addr, type)
-      else list.addSubnet(addr, Number(bits), type)
-    }
-    if (lists.size > 100) lists.clear()
-    lists.set(key, list)
-  }
-  const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip
-  const version = isIP(plain)
-  return version ? list.check(plain, version === 6 ? 'ipv6' : 'ipv4') : false
 }

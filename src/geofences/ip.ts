@@ -23,10 +23,15 @@ export function splitList(value: string | string[]): string[] {
   return items.map((s) => s.trim()).filter(Boolean)
 }
 
-/** The rules of a geofence's `ip` as a node BlockList (wildcards as /24), for matching request IPs. */
-export function blockListOf(rules: string): BlockList {
+/**
+ * Rules (a geofence's `ip`, `fraud.proxyRanges`) as a node BlockList (wildcards as /24), for
+ * matching request IPs. A rule `isIpRule` refuses is skipped: one stored before it was checked
+ * (`10.0.0.0/33`) made BlockList throw, and every track of the environment answer 500.
+ */
+export function blockListOf(rules: string | string[]): BlockList {
   const list = new BlockList()
   for (const rule of splitList(rules)) {
+    if (!isIpRule(rule)) continue
     const wildcard = /^(\d{1,3}\.\d{1,3}\.\d{1,3})\.\*$/.exec(rule)
     if (wildcard) {
       list.addSubnet(`${wildcard[1]}.0`, 24, 'ipv4')
@@ -45,4 +50,18 @@ export function ipMatches(list: BlockList, ip: string): boolean {
   const version = isIP(plain)
   if (!version) return false
   return list.check(plain, version === 6 ? 'ipv6' : 'ipv4')
+}
+
+const lists = new Map<string, BlockList>()
+
+/** Whether `ip` falls under one of `rules` (`fraud.proxyRanges`: a request's), their BlockList built once per list. */
+export function inRanges(ip: string, rules: string[]): boolean {
+  if (!rules.length) return false
+  const key = rules.join(',')
+  let list = lists.get(key)
+  if (!list) {
+    if (lists.size > 100) lists.clear()
+    lists.set(key, (list = blockListOf(rules)))
+  }
+  return ipMatches(list, ip)
 }

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import '../zod-messages.js'
 import {refuse} from '../errors.js'
+import {isIpRule} from '../geofences/ip.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
@@ -30,7 +31,7 @@ export const SETTINGS = {
   'beacons.enabled': {schema: flag, default: false, description: 'beacon events on track'},
   'fraud.enabled': {schema: flag, default: false, description: 'fraud checks on track'},
   'fraud.block': {schema: flag, default: false, description: 'block users that fail fraud checks'},
-  'fraud.proxyRanges': {schema: strings, default: [] as string[], description: 'CIDR ranges treated as proxies'},
+  'fraud.proxyRanges': {schema: z.array(z.string().refine(isIpRule, 'each must be an IP address, an IPv4 last-octet wildcard (10.0.0.*) or a CIDR range (10.0.0.0/8, 2001:db8::/32)')), default: [] as string[], description: 'CIDR ranges treated as proxies'},
   'trips.approachingThreshold': {schema: minutes, default: 5, description: 'minutes of ETA at which a trip is approaching'},
   'trips.delayThreshold': {schema: z.number().min(0), default: 5, description: 'minutes late at which a trip is delayed'},
   'trips.expireAfterHours': {schema: minutes, default: 24, description: 'hours without updates after which a trip expires'},

@@ -1,5 +1,5 @@
 import {haversine} from '../geofences/confidence.js'
-import {blockListOf, ipMatches} from '../geofences/ip.js'
+import {inRanges} from '../geofences/ip.js'
 import type {Settings} from '../project/settings.js'
 
 export interface FraudInput {
@@ -33,7 +33,7 @@ export function fraudOf(input: FraudInput, settings: Settings): Record<string, u
     jumped,
     compromised: input.compromised,
     inaccurate: input.accuracy > 1000,
-    proxy: ranges.length > 0 && ipMatches(blockListOf(ranges.join(',')), input.ip),
+    proxy: ranges.length > 0 && inRanges(input.ip, ranges),
     sharing: input.sharing,
   }
   const passed = FLAGS.every((f) => !flags[f])

@@ -275,6 +275,24 @@ describe('POST /v1/track', () => {
     }
   })
 
+  it('fraud.proxyRanges: an invalid range is refused, and one stored before the check gives no 500', async () => {
+    for (const bad of [['10.0.0.0/33'], ['::1/200'], ['not-a-cidr']]) {
+      await expect(setSettings(server.store, false, {'fraud.proxyRanges': bad})).rejects.toMatchObject({
+        code: 'invalid_parameter', message: 'fraud.proxyRanges: each must be an IP address, an IPv4 last-octet wildcard (10.0.0.*) or a CIDR range (10.0.0.0/8, 2001:db8::/32)'})
+    }
+    // as a store written before the check holds it: the bad range is skipped, the good one counts
+    write(server.store, (tx) => tx.run(server.store.db.insertInto('settings').values({live: 0, key: 'fraud.proxyRanges', value: '["10.0.0.0/33","127.0.0.0/8"]', updated_at: new Date().toISOString()})
+      .onConflict((oc) => oc.columns(['live', 'key']).doUpdateSet({value: '["10.0.0.0/33","127.0.0.0/8"]'}))))
+    await setSettings(server.store, false, {'fraud.enabled': true})
+    try {
+      const res = await track({deviceId: 'proxied', ...MONACO, accuracy: 5})
+      expect(res.status).toBe(200)
+      expect(res.body.user.fraud).toMatchObject({passed: false, proxy: true})
+    } finally {
+      await setSettings(server.store, false, {'fraud.enabled': false, 'fraud.proxyRanges': []})
+    }
+  })
+
   it('GET /v1/search/beacons answers enabled beacons within 1 km, nearest first', async () => {
     const beacon = (externalId: string, coordinates: number[], enabled = true) => server.call('POST', '/v1/beacons', {key: server.keys.testSk, body: {
       description: externalId, tag: 'b', externalId, type: 'eddystone', uid: `uid${externalId}`, instance: '1', coordinates, enabled}})
