@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import '../zod-messages.js'
 import {refuse} from '../errors.js'
+import {EVENT_TYPE_STATEMENT, isEventType} from '../events/types.js'
 import {isIpRule} from '../geofences/ip.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
@@ -22,7 +23,7 @@ export const SETTINGS = {
   'geofences.operatingHoursOnly': {schema: flag, default: false, description: 'geofence events only within operating hours'},
   'geofences.minConfidence': {schema: z.number().int().min(1).max(3), default: 2, description: 'confidence (1 low, 2 medium, 3 high) an entry or exit needs'},
   'events.dwell': {schema: flag, default: false, description: 'enable user.dwelled_in_geofence'},
-  'events.types': {schema: strings, default: [] as string[], description: 'event types stored and returned (empty: all)'},
+  'events.types': {schema: z.array(z.string().refine(isEventType, EVENT_TYPE_STATEMENT)), default: [] as string[], description: 'event types stored and returned (empty: all)'},
   'places.enabled': {schema: flag, default: false, description: 'place detection on track'},
   'places.chainMetadata': {schema: z.record(z.string(), z.record(z.string(), z.unknown())), default: {} as Record<string, Record<string, unknown>>, description: 'metadata per chain slug'},
   'places.chainMappings': {schema: z.record(z.string(), z.string()), default: {} as Record<string, string>, description: 'chain slug to your own id'},

@@ -1,9 +1,10 @@
 import {z} from 'zod'
+import {EVENT_TYPE_STATEMENT, isEventType} from '../events/types.js'
 import {bool, datetime, list, parse} from '../validate.js'
 import type {NewWebhook} from './registry.js'
 import {urlProblem} from './target.js'
 
-const eventType = z.string().regex(/^[a-z][a-z0-9_.]*$/, {message: 'event types such as user.entered_geofence or conversion'})
+const eventType = z.string().refine(isEventType, {message: EVENT_TYPE_STATEMENT})
 
 /** A webhook to add: `allowPrivate` is the config's `webhooks.allowPrivate`. */
 export function parseNewWebhook(input: unknown, allowPrivate: boolean): NewWebhook {

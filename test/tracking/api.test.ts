@@ -275,6 +275,13 @@ describe('POST /v1/track', () => {
     }
   })
 
+  it('events.types takes only event types loc records', async () => {
+    await expect(setSettings(server.store, false, {'events.types': ['user.entered_geofence', 'bogus.type']})).rejects.toMatchObject({
+      code: 'invalid_parameter', param: 'events.types', message: expect.stringMatching(/^events.types: each must be an event type: user.entered_geofence, .*user.entered_region_postal_code, .*conversion$/)})
+    await setSettings(server.store, false, {'events.types': ['user.exited_region_country', 'conversion']})
+    await setSettings(server.store, false, {'events.types': []})
+  })
+
   it('fraud.proxyRanges: an invalid range is refused, and one stored before the check gives no 500', async () => {
     for (const bad of [['10.0.0.0/33'], ['::1/200'], ['not-a-cidr']]) {
       await expect(setSettings(server.store, false, {'fraud.proxyRanges': bad})).rejects.toMatchObject({

@@ -83,6 +83,14 @@ describe('loc webhooks', {timeout: 180_000}, () => {
     receiver.reset()
   })
 
+  it('add refuses an event type loc never records, adding nothing', async () => {
+    const before = (await loc('webhooks', 'list')).stdout
+    const res = await loc('webhooks', 'add', `${receiver.url}/typed`, '--env', 'test', '--types', 'user.entered_geofence,bogus.type')
+    expect(res.code).toBe(2)
+    expect(res.stderr).toMatch(/^error \[invalid_parameter\]: types\.1: each must be an event type: user.entered_geofence, /m)
+    expect((await loc('webhooks', 'list')).stdout).toBe(before)
+  })
+
   it('a kill -9 mid-delivery loses nothing: on restart the owed deliveries go out, in order; secrets are never logged', async () => {
     let first = true
     let held: () => void = () => undefined
