@@ -258,15 +258,21 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     if (!failed) return
     const {rows, result} = failed
     const attempts = rows[0].attempts + 1
-    const next = result.error === EVENT_GONE ? null : nextAttemptAt(options.retryDelaysMs, attempts, now)
-    const status = next === null ? 'dead' : 'failed'
-    const nextIso = new Date(next ?? now).toISOString()
-    for (const row of rows) tx.run(CompiledQuery.raw(FAILED, [status, nextIso, result.error ?? 'failed', row.id, owner]))
+    // each row of a batch counts its own attempts: one that joined the batch late is not
+    // dead-lettered with the head but stays owed on its own schedule (and heads the next batch)
+    let dead = 0
+    let nextHead: number | undefined
+    for (const row of rows) {
+      const next = result.error === EVENT_GONE ? null : nextAttemptAt(options.retryDelaysMs, row.attempts + 1, now)
+      if (next === null) dead++
+      else nextHead ??= next
+      tx.run(CompiledQuery.raw(FAILED, [next === null ? 'dead' : 'failed', new Date(next ?? now).toISOString(), result.error ?? 'failed', row.id, owner]))
+    }
     stats.failed++
-    if (next === null) stats.dead += rows.length
-    else nextLook.set(webhook.id, next)
+    stats.dead += dead
+    if (nextHead !== undefined) nextLook.set(webhook.id, nextHead)
     // the origin only: a receiver's path or query may carry its own tokens
-    log.warn({webhook: webhook.id, to: new URL(webhook.url).origin, deliveries: rows.map((r) => r.id), attempts, error: result.error, status}, 'webhook delivery failed')
+    log.warn({webhook: webhook.id, to: new URL(webhook.url).origin, deliveries: rows.map((r) => r.id), attempts, dead, error: result.error}, 'webhook delivery failed')
   }
 
   releaseDeadLocalLeases(store, log)

@@ -158,6 +158,35 @@ describe('dead letters', () => {
       await short.stop()
     }
   })
+
+  it('counts attempts per event in a batch: one that joined a failing batch is not dead-lettered with its head', async () => {
+    // the head's 3rd and 4th (last) attempts are 1 s apart: room to add an event between them
+    const batchy = await startTestServer({webhooks: {...FAST, retryDelaysMs: [300, 1000, 1000]}})
+    try {
+      const {webhook} = addWebhook(batchy.store, false, {url: receiver.url + '/batch-dead', batch: true})
+      const rows = () => batchy.store.sqlite.prepare('SELECT status, attempts FROM webhook_outbox WHERE webhook_id = ? ORDER BY id').all(webhook.id) as any[]
+      const post = async (name: string) =>
+        (await batchy.call('POST', '/v1/events', {key: batchy.keys.testPk, body: {name, userId: 'bdl'}})).body.event._id as string
+      receiver.answer = () => 500
+      const a = await post('ev_a')
+      await expect.poll(() => rows()[0].attempts, {timeout: 5000}).toBe(2)
+      const b = await post('ev_b')
+      const sent = (id: string) => receiver.received.filter((r) => r.json.events.some((e: any) => e._id === id)).length
+      await expect.poll(() => rows()[0].status, {timeout: 5000}).toBe('dead')
+      // the head is spent; ev_b is still owed, with the attempts it made
+      expect(rows()[1]).toEqual({status: 'failed', attempts: sent(b)})
+      receiver.answer = () => 200
+      await expect.poll(() => rows()[1].status, {timeout: 10_000}).toBe('delivered')
+      // ev_b did fail in a batch with the head (the case at hand), and each counts its own attempts
+      expect(receiver.received.some((r) => r.json.events.map((e: any) => e._id).join() === `${a},${b}`)).toBe(true)
+      expect(rows()).toEqual([{status: 'dead', attempts: 4}, {status: 'delivered', attempts: sent(b)}])
+      expect(sent(a)).toBe(4)
+      expect(sent(b)).toBeGreaterThanOrEqual(2)
+      expect(receiver.received.at(-1)!.json.events.map((e: any) => e._id)).toEqual([b])
+    } finally {
+      await batchy.stop()
+    }
+  })
 })
 
 describe('webhook targets', () => {
