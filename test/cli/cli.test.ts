@@ -153,6 +153,7 @@ describe('loc CLI', () => {
       const out = server.output()
       expect(out).not.toMatch(/exited|Error/)
       expect(out.match(/Demo keys/g)).toHaveLength(1)
+      expect(out).toContain(`Demo keys (kept in ${path.join(dir, 'demo-keys.json')}):`)
       expect(out.match(/Imported the bundled extract/g)).toHaveLength(1)
       expect(out).toContain('(2 workers,')
       expect(out).toContain('loc stopped')

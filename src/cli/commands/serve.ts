@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
+import path from 'node:path'
 import {Flags} from '@oclif/core'
-import type {DemoSetup} from '../../project/demo.js'
+import {DEMO_KEYS_FILE, type DemoSetup} from '../../project/demo.js'
 import {prepareServe, serve} from '../../system.js'
 import {BaseCommand} from '../base.js'
 
@@ -39,7 +40,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
     // once, before any worker is forked: workers find the store migrated and the demo set up
     if (cluster.isPrimary) {
       const demo = await prepareServe(config, {demo: flags.demo})
-      if (demo) this.printDemo(demo)
+      if (demo) this.printDemo(demo, config.dataDir)
       if (flags.workers > 1) {
         // stopped while preparing: fork none (a worker still loading would miss the stop message)
         if (!stopped) await this.supervise(flags.workers, stopSignal)
@@ -61,8 +62,10 @@ export default class Serve extends BaseCommand<typeof Serve> {
     else process.disconnect()
   }
 
-  private printDemo({keys, imported}: DemoSetup): void {
-    this.log('Demo keys (kept in data/demo-keys.json):')
+  private printDemo({keys, imported}: DemoSetup, dataDir: string): void {
+    const file = path.join(dataDir, DEMO_KEYS_FILE)
+    const relative = path.relative(process.cwd(), file)
+    this.log(`Demo keys (kept in ${relative.startsWith('..') ? file : relative}):`)
     for (const [name, key] of Object.entries(keys)) this.log(`  ${name.padEnd(18)} ${key}`)
     if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
   }
