@@ -126,9 +126,9 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
     for (const [type, field] of Object.entries(REGION_FIELDS) as Array<[Region['type'], string]>) {
       const region = regions.find((r) => r.type === type)
       if (region) next[field] = regionJson(region)
-      const was = context[field] as {code: string; name: string} | undefined
+      const was = context[field] as {code: string; name: string; flag?: string} | undefined
       if (was?.code === region?.code) continue
-      if (was) regionEvents.push({type: `user.exited_region_${type}`, region: {type, code: was.code, name: was.name}})
+      if (was) regionEvents.push({type: `user.exited_region_${type}`, region: {type, ...was}})
       if (region) regionEvents.push({type: `user.entered_region_${type}`, region})
     }
   }

@@ -66,6 +66,8 @@ describe('states from imported admin level 4 areas', () => {
     const south = await track(IN_IMPORTED_OR)
     expect(regionEvents(south.body)).toEqual(['user.exited_region_country CA', 'user.entered_region_country US', 'user.exited_region_state BC', 'user.entered_region_state OR'])
     expect(south.body.user).toMatchObject({country: US, state: OR})
+    // the region left carries what it carried when entered, its flag too
+    expect(south.body.events[0].region).toEqual({type: 'country', ...CA})
 
     const shipped = await track(IN_WA)
     expect(regionEvents(shipped.body)).toEqual(['user.exited_region_state OR', 'user.entered_region_state WA'])
