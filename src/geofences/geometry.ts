@@ -80,6 +80,20 @@ export type IsochroneSource = (center: Position, mode: string, minutes: number) 
 
 export const noIsochrones: IsochroneSource = () => null
 
+/**
+ * Centres from the imported map, for circles and isochrones given by `placeId` or `address`: a
+ * place's location by its id, the geocoder's point for a text (searching only the regions that
+ * hold `near` when given). Null when the map does not resolve it; `loaded` is false while no map
+ * is imported. The running system hands its own (src/system.ts).
+ */
+export interface CenterSource {
+  loaded(): boolean
+  place(id: string): Position | null
+  address(text: string, near?: Position): Position | null
+}
+
+export const noCenters: CenterSource = {loaded: () => false, place: () => null, address: () => null}
+
 export function isochroneShape(center: Position, mode: string, minutes: number, source: IsochroneSource): Shape | null {
   const ring = source(center, mode, minutes)
   if (!ring) return null

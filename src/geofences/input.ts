@@ -2,7 +2,8 @@ import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, datetime, jsonText, metadata, num, numeric, text, TEXT_MAX} from '../validate.js'
-import {circleShape, type IsochroneSource, isochroneShape, isPosition, noIsochrones, polygonShape, ringProblem, type Position, type Shape, shapeProblem} from './geometry.js'
+import {haversine} from './confidence.js'
+import {type CenterSource, circleShape, type IsochroneSource, isochroneShape, isPosition, noCenters, noIsochrones, polygonShape, ringProblem, type Position, type Shape, shapeProblem} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
 
@@ -11,6 +12,8 @@ export const ISOCHRONE_MODES = ['car', 'bike', 'foot'] as const
 export const METADATA_MAX_KEYS = 16
 export const CIRCLE_RADIUS = {min: 10, max: 10_000}
 export const ISOCHRONE_MINUTES = {min: 1, max: 60}
+/** How far from `coordinates` a geocoded `address` given with them may lie ("nearby" in the spec). */
+export const ADDRESS_NEAR_M = 1000
 
 /** A validated geofence, geometry computed: what create and update store. */
 export interface GeofenceInput {
@@ -79,28 +82,34 @@ function dropEmpty(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== ''))
 }
 
+/** What geometry needs of the running system: its routing engine and its imported map. */
+export interface GeometrySources {
+  isochrones: IsochroneSource
+  centers: CenterSource
+}
+
 /**
- * The body of a geofence upsert (PUT and POST, CSV rows), with isochrones drawn by `isochrones`
- * (the routing engine the running system has). Unknown keys are ignored. Issues carry the
- * offending field as their path, so the API can name it as `param`.
+ * The body of a geofence upsert (PUT and POST, CSV rows), with isochrones and centres from
+ * `sources`. Unknown keys are ignored. Issues carry the offending field as their path, so the API
+ * can name it as `param`.
  */
-export const geofenceInputSchemaFor = (isochrones: IsochroneSource) => z.preprocess(dropEmpty, fields).transform((f, ctx): GeofenceInput => {
+export const geofenceInputSchemaFor = (sources: GeometrySources) => z.preprocess(dropEmpty, fields).transform((f, ctx): GeofenceInput => {
   const fail = (path: Array<string | number>, message: string) => {
     ctx.addIssue({code: 'custom', path, message})
-    return z.NEVER
+    return null
   }
-  const shape = shapeOf(f, fail, isochrones)
+  const shape = shapeOf(f, fail, sources)
   if (!shape) return z.NEVER
 
   let operatingHours: OperatingHours | undefined
   if (f.operatingHours !== undefined) {
     const result = normaliseHours(f.operatingHours)
-    if ('problem' in result) return fail(['operatingHours', ...result.problem.path], result.problem.statement)
+    if ('problem' in result) return fail(['operatingHours', ...result.problem.path], result.problem.statement) ?? z.NEVER
     operatingHours = result.hours
   }
   const ips = f.ip === undefined ? undefined : splitList(f.ip)
   if (ips && !ips.every(isIpRule)) {
-    return fail(['ip'], 'must be comma-separated IP addresses, last-octet wildcards (10.0.0.*) or CIDR ranges (10.0.0.0/8)')
+    return fail(['ip'], 'must be comma-separated IP addresses, last-octet wildcards (10.0.0.*) or CIDR ranges (10.0.0.0/8)') ?? z.NEVER
   }
   const userIds = f.userIds === undefined ? undefined : splitList(f.userIds)
 
@@ -125,19 +134,16 @@ export const geofenceInputSchemaFor = (isochrones: IsochroneSource) => z.preproc
   }
 })
 
-/** Without a road graph: isochrone geofences are refused, everything else is as with one. */
-export const geofenceInputSchema = geofenceInputSchemaFor(noIsochrones)
+/** Without a road graph or a map: isochrones, `placeId` and `address` alone are refused, everything else is as with them. */
+export const geofenceInputSchema = geofenceInputSchemaFor({isochrones: noIsochrones, centers: noCenters})
 
-type Fail = (path: Array<string | number>, message: string) => never
+/** Records an issue; null, for the caller to return. */
+type Fail = (path: Array<string | number>, message: string) => null
 
-/**
- * The geometry from `coordinates`, `radius` and `mode`. `address` and `placeId` need the geocoder
- * and the places index; until those exist they are refused by name rather than silently ignored.
- */
-function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | null {
-  if (f.placeId !== undefined) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
-
+/** The geometry from `coordinates` (or `placeId`, `address`), `radius` and `mode`. */
+function shapeOf(f: Fields, fail: Fail, sources: GeometrySources): Shape | null {
   if (f.type === 'polygon') {
+    if (f.placeId !== undefined) return fail(['placeId'], 'not taken for polygon geofences (give the ring as coordinates)')
     if (f.coordinates === undefined) return fail(['coordinates'], 'required for polygon geofences: a closed ring of [longitude,latitude] positions')
     const ring = unwrapRing(f.coordinates)
     const problem = ringProblem(ring)
@@ -145,27 +151,45 @@ function shapeOf(f: Fields, fail: Fail, isochrones: IsochroneSource): Shape | nu
     return evaluable(polygonShape(ring as Position[]), false, fail)
   }
 
-  if (f.coordinates === undefined) {
-    if (f.address !== undefined) return fail(['address'], 'must be an address the geocoder can resolve (no geocoder is loaded; give coordinates instead)')
-    return fail(['coordinates'], 'required (or address or placeId): [longitude,latitude]')
-  }
-  if (!isPosition(f.coordinates)) {
-    return fail(['coordinates'], 'must be [longitude,latitude] with longitude -180 to 180 and latitude -90 to 90')
-  }
+  const center = centerOf(f, fail, sources.centers)
+  if (!center) return null
   if (f.radius === undefined) return fail(['radius'], `required for ${f.type} geofences`)
 
   if (f.type === 'circle') {
     if (f.radius < CIRCLE_RADIUS.min || f.radius > CIRCLE_RADIUS.max) return fail(['radius'], `range ${CIRCLE_RADIUS.min} to ${CIRCLE_RADIUS.max} (meters)`)
-    return evaluable(circleShape(f.coordinates, f.radius), true, fail)
+    return evaluable(circleShape(center, f.radius), true, fail)
   }
 
   if (f.radius < ISOCHRONE_MINUTES.min || f.radius > ISOCHRONE_MINUTES.max) {
     return fail(['radius'], `range ${ISOCHRONE_MINUTES.min} to ${ISOCHRONE_MINUTES.max} (minutes) for isochrone geofences`)
   }
   if (f.mode === undefined) return fail(['mode'], `required for isochrone geofences: one of ${ISOCHRONE_MODES.join(', ')}`)
-  const shape = isochroneShape(f.coordinates, f.mode, f.radius, isochrones)
+  const shape = isochroneShape(center, f.mode, f.radius, sources.isochrones)
   if (!shape) return fail(['coordinates'], `must be a point a road graph covers for isochrones (no road graph for ${f.mode} covers this point)`)
   return shape
+}
+
+/**
+ * A circle's centre or an isochrone's destination (spec): a found place's location overrides
+ * `coordinates` and `address`; else `coordinates`, with an `address` given beside them only
+ * checked to be near them; else the geocoded `address`.
+ */
+function centerOf(f: Fields, fail: Fail, centers: CenterSource): Position | null {
+  if (f.placeId !== undefined) {
+    if (!centers.loaded()) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
+    return centers.place(f.placeId) ?? fail(['placeId'], 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)')
+  }
+  if (f.coordinates !== undefined) {
+    if (!isPosition(f.coordinates)) return fail(['coordinates'], 'must be [longitude,latitude] with longitude -180 to 180 and latitude -90 to 90')
+    // where the map has no such address (or does not reach the coordinates) there is nothing to check
+    const at = f.address === undefined ? null : centers.address(f.address, f.coordinates)
+    const away = at ? haversine(at[0], at[1], f.coordinates[0], f.coordinates[1]) : 0
+    if (away > ADDRESS_NEAR_M) return fail(['address'], `must be near coordinates (the geocoder puts it ${Math.round(away).toLocaleString('en-US')} m from them; at most ${ADDRESS_NEAR_M.toLocaleString('en-US')} m)`)
+    return f.coordinates
+  }
+  if (f.address === undefined) return fail(['coordinates'], 'required (or address or placeId): [longitude,latitude]')
+  if (!centers.loaded()) return fail(['address'], 'must be an address the geocoder can resolve (no geocoder is loaded; give coordinates instead)')
+  return centers.address(f.address) ?? fail(['address'], 'must be an address the geocoder can resolve to a point of the imported map (no address there matches it)')
 }
 
 const evaluable = (shape: Shape, circle: boolean, fail: Fail): Shape | null => {

@@ -56,3 +56,55 @@ export function placeIndex(map: MapData, region: string): PlaceIndex | undefined
     return new PlaceIndex(KDBush.from(blob.section('kdbush').slice().buffer), blob.array('ids', Uint32Array))
   })
 }
+
+const OSM_TYPES = 'nwr'
+/** An OSM object as one exact double: id × 4 + type (ids stay far below 2^50). */
+const osmKey = (type: string, id: number) => id * 4 + OSM_TYPES.indexOf(type)
+
+/** One region's places by OSM id, sorted for binary search (the places table has no index on it). */
+class PlacesById implements Engine {
+  constructor(readonly keys: Float64Array, readonly lonLat: Float64Array) {}
+
+  at(key: number): [number, number] | null {
+    let lo = 0, hi = this.keys.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (this.keys[mid] < key) lo = mid + 1
+      else hi = mid
+    }
+    return this.keys[lo] === key ? [this.lonLat[2 * lo], this.lonLat[2 * lo + 1]] : null
+  }
+
+  close(): void {}
+}
+
+function placesById(map: MapData, region: string): PlacesById | undefined {
+  return map.engine(region, 'places-by-id', ({db}) => {
+    const n = db.prepare('SELECT count(*) FROM places').pluck().get() as number
+    const keys = new Float64Array(n), lonLat = new Float64Array(2 * n)
+    let i = 0
+    // osmKey in SQL, so that SQLite sorts (rows stream into the arrays instead of piling up in JS)
+    for (const [key, lon, lat] of db.prepare("SELECT osm_id * 4 + instr('nwr', osm_type) - 1 AS k, lon, lat FROM places ORDER BY k").raw().iterate() as Iterable<[number, number, number]>) {
+      keys[i] = key
+      lonLat[2 * i] = lon
+      lonLat[2 * i + 1] = lat
+      i++
+    }
+    return new PlacesById(keys, lonLat)
+  })
+}
+
+/**
+ * Where the place with this id (`n4449492349`, as /v1/search/places answers `_id`) is: its
+ * `location` there (for an area, a point inside its footprint); null when no region has it.
+ */
+export function placeLocation(map: MapData, placeId: string): [number, number] | null {
+  const m = /^([nwr])([1-9]\d{0,14})$/.exec(placeId)
+  if (!m) return null
+  const key = osmKey(m[1], Number(m[2]))
+  for (const region of map.regions()) {
+    const at = placesById(map, region.name)?.at(key)
+    if (at) return at
+  }
+  return null
+}

@@ -7,7 +7,7 @@ import {newId} from '../store/ids.js'
 import type {System as FullSystem} from '../system.js'
 
 /** What imports and syncs use of the running system (API handlers have all but `close`). */
-export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones'>
+export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones' | 'centers'>
 import {CsvUnreadable, readCsv, type RowFailure} from './csv.js'
 import {fastGeofenceRows} from './geofence-row.js'
 import {KnownRows} from './known.js'
@@ -70,7 +70,7 @@ const GEOFENCE_COLUMNS = Object.keys(contentColumns({description: '', type: 'cir
 function geofenceKind(system: System, live: boolean): Kind<GeofenceInput> {
   return {
     format: GEOFENCE_CSV,
-    schema: geofenceInputSchemaFor(system.isochrones),
+    schema: geofenceInputSchemaFor(system),
     spec: (source) => ({table: 'geofences', columns: source ? [...GEOFENCE_COLUMNS, 'sync_source'] : GEOFENCE_COLUMNS, hashed: true}),
     known: (header, source) => new KnownRows(system.store, live, header, source),
     fast: fastGeofenceRows,

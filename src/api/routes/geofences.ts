@@ -27,7 +27,7 @@ const one = (row: GeofenceRow) => new JsonText(`{"meta":{"code":200},"geofence":
 export function geofencesRoutes(api: Api): void {
   const {store} = api.ctx
   const S = {auth: 'S', limit: 'data'} as const
-  const schema = geofenceInputSchemaFor(api.ctx.isochrones)
+  const schema = geofenceInputSchemaFor(api.ctx)
   const input = (req: ApiRequest): GeofenceInput => parse(schema, req.body ?? {})
 
   api.route('get', '/geofences', S, async (req) => {
