@@ -27,9 +27,13 @@ export function countryAt(lng: number, lat: number): Region | undefined {
   const props = country?.properties
   if (!props) return undefined
   const code = props.iso1A2 ?? (props.country ? feature(props.country)?.properties.iso1A2 : undefined)
-  if (!code) return undefined
-  const named = props.iso1A2 ? props : feature(code)!.properties
-  return {type: 'country', code, name: named.nameEn, flag: flagOf(code)}
+  return code ? countryOf(code) : undefined
+}
+
+/** The country of an ISO 3166-1 alpha-2 code, named in English; undefined for a code it does not know. */
+function countryOf(code: string): Region | undefined {
+  const name = feature(code.toUpperCase())?.properties.nameEn
+  return name ? {type: 'country', code: code.toUpperCase(), name, flag: flagOf(code)} : undefined
 }
 
 /** Where each region type sits on a user and in GET /v1/context, in event order. */
@@ -37,18 +41,21 @@ export const REGION_FIELDS = {country: 'country', state: 'state', dma: 'dma', po
 
 /**
  * Every region at a point that loc knows of, in REGION_FIELDS order, each `type` at most once
- * (DECISIONS): the country from the shipped borders; the state of the US or Canada from an imported
+ * (DECISIONS): the country of the imported admin level 2 area holding the point, else from the
+ * shipped borders; the state of the US or Canada from an imported
  * admin level 4 area, else for the US from the shipped state shapes; the US postal code from an
  * imported postal-code area. DMA needs a DMA dataset, which no import provides yet.
  */
 export function regionsAt(lng: number, lat: number, map?: MapData): Region[] {
-  const country = countryAt(lng, lat)
+  const imported = map ? importedAreasAt(map, lng, lat) : []
+  // an imported level 2 area is drawn finer than the shipped borders, and takes in its waters
+  const level2 = imported.find((a) => a.kind === 'country' && a.cc && /^[A-Za-z]{2}$/.test(a.cc))
+  const country = (level2 && countryOf(level2.cc!)) ?? countryAt(lng, lat)
   if (!country) return []
   const out: Region[] = [country]
-  const imported = map && (country.code === 'US' || country.code === 'CA') ? importedAreasAt(map, lng, lat) : []
   let state: Region | undefined
   let postal: Region | undefined
-  for (const area of imported) {
+  for (const area of country.code === 'US' || country.code === 'CA' ? imported : []) {
     if (area.kind === 'state') state = importedState(country.code, area) ?? state
     else if (area.kind === 'postal_code' && country.code === 'US') {
       const code = area.postcode ?? area.name
@@ -77,7 +84,7 @@ function importedState(country: string, area: ImportedArea): Region | undefined 
   return stateCode && name ? {type: 'state', code: stateCode, name} : undefined
 }
 
-interface ImportedArea {kind: string; name: string | null; postcode: string | null; iso: string | null}
+interface ImportedArea {kind: string; name: string | null; postcode: string | null; iso: string | null; cc: string | null}
 
 /** The imported admin areas holding the point, from every region whose bbox holds it. */
 function importedAreasAt(map: MapData, lng: number, lat: number): ImportedArea[] {
