@@ -13,13 +13,16 @@ const STRICT_UTF8 = new TextDecoder('utf-8', {fatal: true})
  * Reads a request body: at most `limitBytes` on the wire and after inflating (gzip, deflate), well-formed
  * UTF-8, JSON or `application/x-www-form-urlencoded`, then checked by `inputProblem` (depth, sizes,
  * Unicode, prototype keys). Every failure is a refusal with `param: "body"` or the field's path.
- * Other content types give undefined, as a body-less request does.
+ * A body of another content type is refused; no body gives undefined.
  */
 export async function readBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const type = mediaType(req.headers['content-type'])
   const kind = type === 'application/json' || /^application\/[\w.-]+\+json$/.test(type) ? 'json' : type === 'application/x-www-form-urlencoded' ? 'form' : undefined
   if (!kind) {
     req.resume()
+    // a body nobody reads made track answer `deviceId: required` to a JSON body sent as text/plain
+    const sent = Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'] !== undefined
+    if (sent) throw refuse.malformedBody(`must be JSON (Content-Type: application/json) or a form (application/x-www-form-urlencoded)${type ? `, not ${type}` : ''}`)
     return undefined
   }
   const charset = /;\s*charset=["']?([\w-]+)/i.exec(String(req.headers['content-type']))?.[1]?.toLowerCase()

@@ -186,6 +186,16 @@ describe('bodies and errors', () => {
     expect(r.body.meta).toMatchObject({code: 413, error: 'body_too_large', param: 'body'})
   })
 
+  it('refuses a body of another content type, naming it, and stores nothing; no body of any type is fine', async () => {
+    const users = () => s.store.sqlite.prepare("SELECT count(*) FROM users WHERE device_id = 'plain'").pluck().get()
+    const r = await s.call('POST', '/v1/track', {key: s.keys.testPk, headers: {'content-type': 'text/plain'}, body: '{"deviceId":"plain","latitude":43.73,"longitude":7.42}'})
+    expect(r.status).toBe(400)
+    expect(r.body.meta).toEqual({code: 400, error: 'malformed_body', param: 'body',
+      message: 'body: must be JSON (Content-Type: application/json) or a form (application/x-www-form-urlencoded), not text/plain'})
+    expect(users()).toBe(0)
+    expect((await s.call('POST', '/v1/users/refresh', {key: s.keys.testSk, headers: {'content-type': 'text/plain'}})).body.meta.param).toBe('userIds')
+  })
+
   it('treats a GET with Content-Type application/json and no body as normal', async () => {
     const r = await s.call('GET', '/v1/config', {key: s.keys.testPk, headers: {'content-type': 'application/json'}})
     expect(r.status).toBe(200)
