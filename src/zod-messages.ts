@@ -23,6 +23,8 @@ z.config({
         return `must be a valid ${issue.format}`
       case 'invalid_union':
         return 'must be one of the types the API reference lists for it'
+      case 'unrecognized_keys':
+        return `must not have the key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
       default:
         return undefined
     }

@@ -172,6 +172,9 @@ describe('bodies and errors', () => {
     expect(r.status).toBe(400)
     expect(r.body).toEqual({meta: {code: 400, error: 'invalid_parameter', param: 'placeFilters.chain', message: 'placeFilters.chain: must be an array'}})
     expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
+    const unknown = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {placeFilters: {bogus: 1, chain: ['a']}}})
+    expect(unknown.body).toEqual({meta: {code: 400, error: 'invalid_parameter', param: 'placeFilters', message: 'placeFilters: must not have the key "bogus"'}})
+    expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
   })
 
   it('answers malformed JSON with 400 param body', async () => {
