@@ -12,7 +12,7 @@ import {newId} from '../store/ids.js'
 import {type Tx, writeGrouped} from '../store/write.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES, type TripStatus} from '../trips/status.js'
-import {type UserRow, userJsonAround} from '../users/json.js'
+import {PLACE_ENTERED_AT, type UserRow, userJsonAround} from '../users/json.js'
 import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID, NEWEST_LOGGED_OUT_BY_DEVICE, USER_COLUMNS} from '../users/store.js'
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
@@ -147,18 +147,23 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   } else if (settings['beacons.enabled']) {
     next.beacons = context.beacons ?? []
   }
-  const placeEvents: Array<{type: string; place: Record<string, unknown>; alternatePlaces?: Array<Record<string, unknown>>}> = []
+  const placeEvents: Array<{type: string; place: Record<string, unknown>; alternatePlaces?: Array<Record<string, unknown>>; duration?: number}> = []
   if (settings['places.enabled'] && deps.map) {
     const hits = placesAt(deps.map, lng, lat, settings)
     const was = context.place as (Record<string, unknown> & {_filtered?: boolean}) | null | undefined
+    const enteredAt = context[PLACE_ENTERED_AT] as string | undefined
     let place: PlaceHit | undefined = was ? hits.find((h) => h.json._id === was._id) : undefined
+    if (place && enteredAt) next[PLACE_ENTERED_AT] = enteredAt
     if (was && !place) {
       if (passesFilters({category: (was.categories as string[])[0], chainSlug: (was.chain as {slug?: string} | undefined)?.slug ?? null}, settings)) {
-        placeEvents.push({type: 'user.exited_place', place: was})
+        // as a geofence exit's: minutes since the entry (a place entered before loc kept the time has none)
+        const duration = enteredAt ? {duration: Math.max(0, Math.round((at.getTime() - Date.parse(enteredAt)) / 600) / 100)} : {}
+        placeEvents.push({type: 'user.exited_place', place: was, ...duration})
       }
     }
     // DECISIONS: a place entry needs a stopped or foreground update
     if (!place && hits.length && (input.stopped || input.foreground)) {
+      next[PLACE_ENTERED_AT] = atIso
       place = hits[0]
       if (passesFilters(place, settings)) placeEvents.push({type: 'user.entered_place', place: place.json, alternatePlaces: hits.slice(1, 4).map((h) => h.json)})
       const chain = place.json.chain as {name: string; slug: string; externalId?: string} | undefined
@@ -169,7 +174,7 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   if (fraud) next.fraud = fraud
   if (!generate) {
     // a blocked user's state stays as it was: only location and the fraud verdict change
-    for (const key of [...Object.values(REGION_FIELDS), 'beacons', 'place', 'topChains']) if (key in context) next[key] = context[key]
+    for (const key of [...Object.values(REGION_FIELDS), 'beacons', 'place', PLACE_ENTERED_AT, 'topChains']) if (key in context) next[key] = context[key]
     regionEvents.length = 0
     beaconEvents.length = 0
     placeEvents.length = 0

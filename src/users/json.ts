@@ -32,8 +32,17 @@ export function userJson(row: UserRow, store: Store): Record<string, unknown> {
   return userJsonWith(row, context)
 }
 
+/** What track keeps in `context` for itself, shown in no answer: when the user entered its `place`. */
+export const PLACE_ENTERED_AT = 'placeEnteredAt'
+
+const shown = (context: Record<string, unknown>) => {
+  if (!(PLACE_ENTERED_AT in context)) return context
+  const {[PLACE_ENTERED_AT]: _kept, ...rest} = context
+  return rest
+}
+
 export function userJsonWith(row: UserRow, context: Record<string, unknown>): Record<string, unknown> {
-  return {...userHead(row), geofences: [], ...context}
+  return {...userHead(row), geofences: [], ...shown(context)}
 }
 
 /**
@@ -45,7 +54,7 @@ export function userJsonWith(row: UserRow, context: Record<string, unknown>): Re
  */
 export function userJsonAround(row: UserRow, context: Record<string, unknown>): [before: string, after: string] {
   const head = JSON.stringify(userHead(row))
-  const tail = JSON.stringify(context)
+  const tail = JSON.stringify(shown(context))
   return [`${head.slice(0, -1)},"geofences":[`, tail.length > 2 ? `],${tail.slice(1)}` : ']}']
 }
 

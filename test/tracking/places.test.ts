@@ -33,6 +33,18 @@ describe('places on track (imported Monaco POIs)', () => {
     expect(away.body.user.place).toBeNull()
   })
 
+  it('an exit carries its duration, minutes since the entry, as a geofence exit does; no answer shows the entry time', async () => {
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 8, 0, s)).toISOString()
+    const send = (lng: number, lat: number, seconds: number) => server.call('POST', '/v1/track', {key: server.keys.testPk,
+      body: {deviceId: 'p-dur', latitude: lat, longitude: lng, accuracy: 10, stopped: true, updatedAt: at(seconds)}})
+    const entered = await send(poi.lon, poi.lat, 0)
+    expect(entered.body.events.map((e: any) => e.type)).toEqual(['user.entered_place'])
+    const away = await send(poi.lon, poi.lat + 0.01, 90)
+    expect(away.body.events).toMatchObject([{type: 'user.exited_place', place: {name: poi.name}, duration: 1.5}])
+    const user = (await server.call('GET', `/v1/users/${away.body.user._id}`, {key: server.keys.testSk})).body.user
+    for (const shown of [entered.body.user, away.body.user, away.body.events[0].user, user]) expect(JSON.stringify(shown)).not.toContain('placeEnteredAt')
+  })
+
   it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
     await setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
     const stopped = await track('p2', poi.lon, poi.lat, true)
