@@ -1,3 +1,6 @@
+import {refuse} from '../errors.js'
+import type {MapData} from '../map/index.js'
+import {placeLocation} from '../places/index.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 import {fetchMergedPage, fetchPage, mapPage, type Page, type PageQuery} from '../store/paging.js'
@@ -49,10 +52,15 @@ export type Verification = 'accept' | 'reject'
 
 /**
  * Records the customer's verdict on an event (compat): `verification`, `verifiedAt`, and the
- * `verifiedPlace` when one is named. Undefined when there is no such event. Read and rewritten in
- * one write, so two verdicts at once never lose one another's change.
+ * `verifiedPlace` when one is named (refused when `map` has regions and no such place). Undefined
+ * when there is no such event. Read and rewritten in one write, so two verdicts at once never lose
+ * one another's change.
  */
-export function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string): Promise<EventRow | undefined> {
+export function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string, map?: MapData): Promise<EventRow | undefined> {
+  // with a map imported, a place must be one of it (without, any id is taken, as none can be checked)
+  if (verifiedPlaceId !== undefined && map?.regions().length && !placeLocation(map, verifiedPlaceId)) {
+    return Promise.reject(refuse.invalid('verifiedPlaceId', 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)'))
+  }
   return writeGrouped(store, (tx) => {
     const stored = tx.get(byId(store, live, id))
     if (!stored) return undefined

@@ -45,6 +45,18 @@ describe('places on track (imported Monaco POIs)', () => {
     for (const shown of [entered.body.user, away.body.user, away.body.events[0].user, user]) expect(JSON.stringify(shown)).not.toContain('placeEnteredAt')
   })
 
+  it('verifying an event names a place of the imported map, or is refused changing nothing', async () => {
+    const entered = await track('p-verify', poi.lon, poi.lat + 0.0002, true)
+    const id = entered.body.events[0]._id
+    const verify = (body: unknown) => server.call('PUT', `/v1/events/${id}/verification`, {key: server.keys.testSk, body})
+    const refused = await verify({verification: 'accept', verifiedPlaceId: 'n000'})
+    expect(refused.body.meta).toEqual({code: 400, error: 'invalid_parameter', param: 'verifiedPlaceId',
+      message: 'verifiedPlaceId: must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)'})
+    expect((await server.call('GET', `/v1/events/${id}`, {key: server.keys.testSk})).body.event.verification).toBeUndefined()
+    const accepted = await verify({verification: 'accept', verifiedPlaceId: `${poi.osm_type}${poi.osm_id}`})
+    expect(accepted.body.event).toMatchObject({verification: 'accept', verifiedPlace: {_id: `${poi.osm_type}${poi.osm_id}`}})
+  })
+
   it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
     await setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
     const stopped = await track('p2', poi.lon, poi.lat, true)

@@ -35,7 +35,7 @@ export function eventsRoutes(api: Api): void {
 
   api.route('put', '/events/:id/verification', secret, async (req) => {
     const input = parse(verificationSchema, req.body ?? {})
-    const row = await verifyEvent(store, req.auth.live, String(req.params.id), input.verification, input.verifiedPlaceId)
+    const row = await verifyEvent(store, req.auth.live, String(req.params.id), input.verification, input.verifiedPlaceId, api.ctx.map)
     if (!row) throw refuse.notFound('event')
     return one(row)
   })
