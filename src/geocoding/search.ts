@@ -1,3 +1,4 @@
+import {mayHold} from '../map/manifest.js'
 import type {MapData} from '../map/mapdata.js'
 import type {Doc} from './docs.js'
 import {type Geocoder, type Hit, geocoder} from './index.js'
@@ -39,7 +40,7 @@ const ADDRESS_SCORE = 1
  * point). With `near`, only the regions whose bounds hold `near` are searched.
  */
 export function geocodePoint(map: MapData, text: string, near?: [number, number]): [number, number] | null {
-  const regions = map.regions().filter((r) => !near || !r.bbox || (near[0] >= r.bbox[0] && near[0] <= r.bbox[2] && near[1] >= r.bbox[1] && near[1] <= r.bbox[3]))
+  const regions = map.regions().filter((r) => !near || mayHold(r, near[0], near[1]))
   const [best] = searchAll(map, text, {layers: DEFAULT_LAYERS, limit: 1}, regions)
   return best && best.doc.layer === 'address' && best.score >= ADDRESS_SCORE ? [best.lon, best.lat] : null
 }
@@ -78,7 +79,7 @@ export const REVERSE_STREET_M = 200
 export function reverseGeocode(map: MapData, input: ReverseInput): AddressJson[] {
   const [lon, lat] = input.coordinates
   const layers = input.layers ?? DEFAULT_LAYERS
-  const regions = map.regions().filter((r) => !r.bbox || (lon >= r.bbox[0] - 0.05 && lon <= r.bbox[2] + 0.05 && lat >= r.bbox[1] - 0.05 && lat <= r.bbox[3] + 0.05))
+  const regions = map.regions().filter((r) => mayHold(r, lon, lat, 0.05))
   const engines = regions.map((r) => geocoder(map, r.name)).filter((g) => !!g)
   const fine = new Set([...layers].filter((l) => l === 'address' || l === 'place'))
   // the doc in `lang`, by the engine that found it

@@ -36,6 +36,12 @@ interface RegionEntryV1 extends Omit<RegionEntry, 'generation' | 'dir' | 'db' | 
   file: string
 }
 
+/** Whether a region may hold lng/lat: inside its bbox grown by `margin` degrees (no bbox: it may). */
+export function mayHold(region: Pick<RegionEntry, 'bbox'>, lng: number, lat: number, margin = 0): boolean {
+  const b = region.bbox
+  return !b || (lng >= b[0] - margin && lng <= b[2] + margin && lat >= b[1] - margin && lat <= b[3] + margin)
+}
+
 export const mapDir = (dataDir: string) => path.join(dataDir, 'map')
 export const manifestPath = (dataDir: string) => path.join(mapDir(dataDir), 'manifest.json')
 

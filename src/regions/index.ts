@@ -1,7 +1,7 @@
 import {feature} from '@rapideditor/country-coder'
 import {geocoder} from '../geocoding/index.js'
 import {stateOf} from '../geocoding/regions.js'
-import type {MapData} from '../map/index.js'
+import {type MapData, mayHold} from '../map/index.js'
 import {shippedStateAt} from './states.js'
 
 /** A region on a user or an event: ISO code, English name and, for countries, the flag emoji. */
@@ -90,8 +90,7 @@ interface ImportedArea {kind: string; name: string | null; postcode: string | nu
 function importedAreasAt(map: MapData, lng: number, lat: number): ImportedArea[] {
   const out = []
   for (const region of map.regions()) {
-    const b = region.bbox
-    if (b && (lng < b[0] || lng > b[2] || lat < b[1] || lat > b[3])) continue
+    if (!mayHold(region, lng, lat)) continue
     const admin = geocoder(map, region.name)?.admin
     if (admin) out.push(...admin.containing(lng, lat))
   }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import {haversine, insideRing, localX, localY} from '../geofences/confidence.js'
-import type {MapData} from '../map/index.js'
+import {type MapData, mayHold} from '../map/index.js'
 import {placeIndex} from '../places/index.js'
 import type {Settings} from '../project/settings.js'
 
@@ -56,8 +56,7 @@ function insideFootprint(footprint: string, lng: number, lat: number): boolean {
 export function placesAt(map: MapData, lng: number, lat: number, settings: Settings): PlaceHit[] {
   const hits: Array<PlaceHit & {rank: number}> = []
   for (const region of map.regions()) {
-    const b = region.bbox
-    if (b && (lng < b[0] || lng > b[2] || lat < b[1] || lat > b[3])) continue
+    if (!mayHold(region, lng, lat)) continue
     const index = placeIndex(map, region.name)
     const db = map.db(region.name)
     if (!index || !db) continue
