@@ -14,9 +14,10 @@ export interface RunningServer {
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
   const server: Server = createHttpServer(ctx)
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenRefusal(error, ctx.config.host, ctx.config.port) ?? error))
+    const failed = (error: NodeJS.ErrnoException) => reject(listenRefusal(error, ctx.config.host, ctx.config.port) ?? error)
+    server.once('error', failed)
     server.listen(ctx.config.port, ctx.config.host, () => {
-      server.off('error', reject)
+      server.off('error', failed)
       resolve()
     })
   })

@@ -2,7 +2,7 @@ import {CompiledQuery, type Insertable, type Selectable, sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import type {GeofenceTable} from '../store/schema.js'
 import {newId, nowIso} from '../store/ids.js'
-import {fetchPage, mergedNewestFirst, newestFirst, type Page, type PageQuery, pageOf, withinCursors} from '../store/paging.js'
+import {fetchPage, mergedNewestFirst, newestFirst, type Page, type PageQuery, pageOf, pageReads, withinCursors} from '../store/paging.js'
 import {type Tx, writeGrouped, writeUnique} from '../store/write.js'
 import {numeric} from '../validate.js'
 import type {UserRow} from '../users/json.js'
@@ -128,8 +128,7 @@ export function listGeofences(store: Store, live: boolean, page: PageQuery, filt
  * Metadata filters read `geofence_metadata` (migration 004): the first filter walks its index in
  * list order, once per value it may match (`5` matches the text and the number), each read
  * `limit + 1` rows first (more only to finish a run of one timestamp, see `pageOf`); the reads are
- * merged. Further filters and `tag`/`externalId` are
- * checked per candidate.
+ * merged. Further filters and `tag`/`externalId` are checked per candidate.
  */
 function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: GeofenceFilters, metadata: Array<[string, string]>): Page<GeofenceRow> {
   const [[key, value], ...rest] = metadata.length > 1 ? mostSelectiveFirst(store, live, metadata) : metadata
@@ -146,7 +145,7 @@ function listByMetadata(store: Store, live: boolean, page: PageQuery, filters: G
       q = q.where(({exists, selectFrom}) => exists(selectFrom('geofence_metadata as m2').select('m2.geofence_id')
         .whereRef('m2.geofence_id', '=', 'g.id').where('m2.key', '=', k).where('m2.value', 'in', matchValues(val))))
     }
-    return newestFirst(q, Infinity, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'}, undefined, page.limit + 1)
+    return pageReads(q, page.limit, {sort: 'm.updated_at', id: 'm.geofence_id', rowSort: 'updated_at'})
   })
   return pageOf(reads.length === 1 ? reads[0] : mergedNewestFirst(reads, 'updated_at'), page.limit, 'updated_at')
 }

@@ -42,9 +42,9 @@ export const REGION_FIELDS = {country: 'country', state: 'state', dma: 'dma', po
 /**
  * Every region at a point that loc knows of, in REGION_FIELDS order, each `type` at most once
  * (DECISIONS): the country of the imported admin level 2 area holding the point, else from the
- * shipped borders; the state of the US or Canada from an imported
- * admin level 4 area, else for the US from the shipped state shapes; the US postal code from an
- * imported postal-code area. DMA needs a DMA dataset, which no import provides yet.
+ * shipped borders; the state of the US or Canada from an imported admin level 4 area, else for the
+ * US from the shipped state shapes; the US postal code from an imported postal-code area. DMA needs
+ * a DMA dataset, which no import provides yet.
  */
 export function regionsAt(lng: number, lat: number, map?: MapData): Region[] {
   const imported = map ? importedAreasAt(map, lng, lat) : []

@@ -34,9 +34,12 @@ export function fetchPage<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<
   return pageOf(pageRows(query, page, sortBy), page.limit, sortBy)
 }
 
-/** The rows a page of `query` may take, newest first within its cursors: `limit` + 1 read first, the rest only if asked for. */
+/** The rows a page may take, newest first by `order`: `limit` + 1 read first, the rest only if `pageOf` asks (to finish a run). */
+export const pageReads = <O>(query: SelectQueryBuilder<any, any, O>, limit: number, order: ReadOrder) =>
+  newestFirst(query, Infinity, order, CHUNK_ROWS, limit + 1)
+
 const pageRows = <O>(query: SelectQueryBuilder<any, any, O>, page: PageQuery, sortBy: Sortable) =>
-  newestFirst(withinCursors(query, page), Infinity, {sort: sortBy, id: 'id'}, CHUNK_ROWS, page.limit + 1)
+  pageReads(withinCursors(query, page), page.limit, {sort: sortBy, id: 'id'})
 
 /**
  * `fetchPage` over queries whose rows never overlap, each read newest first through its own index

@@ -89,7 +89,6 @@ export function writeGrouped<T>(store: Store, fn: (tx: Tx) => T, options: Groupe
   })
 }
 
-/** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
 /**
  * `run`, an async body (migrations, through kysely), inside one transaction holding the write lock
  * of a connection nothing else uses yet (a store being opened); committed when `keep` says so, else
@@ -107,6 +106,7 @@ export async function lockedWhile<T>(sqlite: Store['sqlite'], run: () => Promise
   }
 }
 
+/** Whether `error` is SQLite's: another connection held the write lock (past the busy timeout, for a blocking write). */
 export const isBusy = (error: unknown) => (error as {code?: string} | undefined)?.code === 'SQLITE_BUSY'
 
 /** Whether `error` is SQLite's: the disk is full (or the store at its `max_page_count`); nothing of the write is stored. */

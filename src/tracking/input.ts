@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {halfMissing} from '../trips/destination.js'
 import {bool, datetime, int, latLng, metadata, num, range} from '../validate.js'
 
 const text = (max: number) => z.string().max(max, {message: `string up to ${max} characters`})
@@ -29,9 +30,8 @@ const tripOptions = z.object({
   version: z.unknown().optional(),
 }).superRefine((o, ctx) => {
   // as POST /v1/trips refuses it; whether a geofence has the pair is read in the write
-  const tag = o.destinationGeofenceTag ?? null, externalId = o.destinationGeofenceExternalId ?? null
-  if (tag !== null && externalId === null) ctx.addIssue({code: 'custom', path: ['destinationGeofenceExternalId'], message: 'required with destinationGeofenceTag'})
-  if (tag === null && externalId !== null) ctx.addIssue({code: 'custom', path: ['destinationGeofenceTag'], message: 'required with destinationGeofenceExternalId'})
+  const missing = halfMissing(o.destinationGeofenceTag ?? null, o.destinationGeofenceExternalId ?? null)
+  if (missing) ctx.addIssue({code: 'custom', path: [missing.field], message: missing.statement})
 })
 
 /** `POST /v1/track`: the spec's fields and bounds, plus what the web SDK sends (DECISIONS, compat). */

@@ -1,5 +1,6 @@
 import {parse as parseCsv} from 'csv-parse/sync'
 import {refuse} from '../errors.js'
+import {isPosition} from '../geofences/geometry.js'
 
 /** One point of a recorded trace: where, how exact, when, and the device's state. */
 export interface TracePoint {
@@ -46,9 +47,7 @@ function parseTraceCsv(text: string): TracePoint[] {
     const where = `line ${i + 2}`
     const lat = Number(pick(row, ['latitude', 'lat']))
     const lng = Number(pick(row, ['longitude', 'lng', 'lon']))
-    if (!Number.isFinite(lat) || lat < -90 || lat > 90 || !Number.isFinite(lng) || lng < -180 || lng > 180) {
-      throw refuse.invalid(where, 'latitude -90 to 90 and longitude -180 to 180 in columns latitude (lat) and longitude (lng, lon)')
-    }
+    if (!isPosition([lng, lat])) throw refuse.invalid(where, 'latitude -90 to 90 and longitude -180 to 180 in columns latitude (lat) and longitude (lng, lon)')
     const accuracy = pick(row, ['accuracy'])
     const time = pick(row, ['time', 'timestamp', 'updatedat'])
     return {where, lat, lng, accuracy: accuracyOf(accuracy === undefined ? undefined : Number(accuracy), where), at: time === undefined ? undefined : timeOf(time, where),
@@ -62,9 +61,7 @@ function parseGpx(text: string): TracePoint[] {
     const where = `point ${points.length + 1}`
     const lat = Number(/\blat="([^"]+)"/.exec(m[2])?.[1])
     const lng = Number(/\blon="([^"]+)"/.exec(m[2])?.[1])
-    if (!Number.isFinite(lat) || lat < -90 || lat > 90 || !Number.isFinite(lng) || lng < -180 || lng > 180) {
-      throw refuse.invalid(where, 'lat -90 to 90 and lon -180 to 180 attributes')
-    }
+    if (!isPosition([lng, lat])) throw refuse.invalid(where, 'lat -90 to 90 and lon -180 to 180 attributes')
     const time = /<time>([^<]+)<\/time>/.exec(m[4] ?? '')?.[1]
     const hdop = /<hdop>([^<]+)<\/hdop>/.exec(m[4] ?? '')?.[1]
     points.push({where, lat, lng, at: time ? timeOf(time, where) : undefined, accuracy: accuracyOf(hdop ? Number(hdop) * 5 : undefined, where)})
