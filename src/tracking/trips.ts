@@ -75,12 +75,12 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
     user.user_id ? [user.id, env(live), user.user_id] : [user.id]))
   if (!trip) return {events: []}
   const events: Array<{type: string; trip: TripRow}> = []
-  const set: Updateable<TripTable> = {updated_at: at, user_ref: user.id}
+  const set: Updateable<TripTable> = {updated_at: at, user_ref: user.id, ...ownedBy(trip, user)}
   if (trip.status === 'pending') {
     set.status = 'started'
-    for (const other of tx.all(db.selectFrom('trips').select('id').where('user_ref', '=', user.id)
+    for (const other of tx.all(db.selectFrom('trips').select(['id', 'user_id']).where('user_ref', '=', user.id)
       .where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES))) {
-      const ended = tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: at, ended_at: at, updated_at: at})
+      const ended = tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: at, ended_at: at, updated_at: at, ...ownedBy(other, user)})
         .where('id', '=', other.id).returningAll())!
       events.push({type: 'user.stopped_trip', trip: ended})
     }
@@ -119,6 +119,15 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
     }
   }
   return {events, trip: updated}
+}
+
+/**
+ * A trip without a `userId` that a logged-in user's track moves becomes that `userId`'s, stored, so
+ * reads, lists by `userId`, events and webhooks show it (docs/api/tracking.md). A logged-out user
+ * leaves it null. Set only when it changes: SET rewrites the trip's userId index.
+ */
+function ownedBy(trip: Pick<TripRow, 'user_id'>, user: UserRow): Updateable<TripTable> {
+  return trip.user_id === null && user.user_id !== null ? {user_id: user.user_id} : {}
 }
 
 /**

@@ -18,8 +18,8 @@ const point = (lng: number, lat: number) => ({type: 'Point', coordinates: [lng, 
 
 /**
  * The spec's Trip resource. Timestamps that have not happened yet (`arrivedAt`, ...) and an
- * unknown `eta` are left out; `userId` is null for a trip without a user. `locations` appears
- * only when given (get, create, update; lists with `includeLocations`).
+ * unknown `eta` are left out; `userId` is null for a trip without a user or a logged-out device's.
+ * `locations` appears only when given (get, create, update; lists with `includeLocations`).
  */
 export function tripJson(row: TripRow, user?: Pick<UserRow, 'id' | 'user_id' | 'device_id'>, locations?: TripLocationRow[]): Record<string, unknown> {
   const optional: Record<string, unknown> = {

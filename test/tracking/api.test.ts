@@ -4,8 +4,10 @@ import {geofenceEngine} from '../../src/geofences/index.js'
 import {insertGeofence} from '../../src/geofences/store.js'
 import {setSettings} from '../../src/project/settings.js'
 import {write} from '../../src/store/write.js'
+import {addWebhook} from '../../src/webhooks/registry.js'
 import {snapshot} from '../data/helpers.js'
 import {startTestServer, type TestServer} from '../helpers.js'
+import {startReceiver} from '../webhooks/receiver.js'
 
 const MONACO = {latitude: 43.735, longitude: 7.42}
 /** What the hosted original's web SDK sends, captured on the wire. */
@@ -315,7 +317,8 @@ describe('POST /v1/track', () => {
 describe('POST /v1/track with tripOptions', () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer()
+    // webhooks to a receiver on 127.0.0.1, polled often
+    server = await startTestServer({webhooks: {allowPrivate: true, pollMs: 50}})
     await server.call('PUT', '/v1/geofences/dock/1', {key: server.keys.testSk, body: {description: 'Dock', type: 'circle', coordinates: [7.42, 43.735], radius: 100}})
   })
   afterAll(() => server.stop())
@@ -392,6 +395,47 @@ describe('POST /v1/track with tripOptions', () => {
     const taken = await track({...FIX, deviceId: 'anon-3', tripOptions: {externalId: 'o17'}})
     expect(taken.body.events.map((e: any) => e.type)).toEqual(['user.started_trip'])
     expect((await server.call('GET', '/v1/trips/o17', {key: server.keys.testSk})).body.trip.user).toMatchObject({_id: taken.body.user._id})
+  })
+
+  it("a trip without a userId taken by a logged-in user's tripOptions is that userId's from then on: read, listed, in events and webhooks", async () => {
+    const receiver = await startReceiver()
+    try {
+      addWebhook(server.store, false, {url: receiver.url, types: ['user.started_trip']})
+      expect((await server.call('POST', '/v1/trips', {key: server.keys.testPk, body: {externalId: 'o18'}})).body.trip.userId).toBeNull()
+      const taken = await track({...FIX, deviceId: 'tk1', userId: 'taker', tripOptions: {externalId: 'o18'}})
+      const owner = {_id: taken.body.user._id, userId: 'taker', deviceId: 'tk1'}
+      expect(taken.body.events).toMatchObject([{type: 'user.started_trip', trip: {externalId: 'o18', userId: 'taker', user: owner}}])
+      expect((await server.call('GET', '/v1/trips/o18', {key: server.keys.testSk})).body.trip).toMatchObject({userId: 'taker', user: owner})
+      const listed = await server.call('GET', '/v1/trips?userId=taker', {key: server.keys.testSk})
+      expect(listed.body.trips.map((t: any) => [t.externalId, t.userId])).toEqual([['o18', 'taker']])
+      expect((await receiver.acked(1))[0].json.event.trip).toMatchObject({externalId: 'o18', userId: 'taker', user: owner})
+    } finally {
+      await receiver.close()
+    }
+    // the trip stays the userId's when its user is deleted: refused to another, the next user of that userId goes on with it
+    expect((await server.call('DELETE', `/v1/users/${(await server.call('GET', '/v1/users/taker', {key: server.keys.testSk})).body.user._id}`, {key: server.keys.testSk})).status).toBe(200)
+    await refused({...FIX, deviceId: 'tk2', userId: 'other', tripOptions: {externalId: 'o18'}}, 409, 'conflict', 'tripOptions.externalId',
+      'must not name a pending, started, approaching or arrived trip of another user')
+    const next = await track({...FIX, latitude: 43.744, deviceId: 'tk3', userId: 'taker'})
+    expect(next.body.events).toMatchObject([{type: 'user.updated_trip', trip: {externalId: 'o18', userId: 'taker'}}])
+  })
+
+  it("a logged-out device's trip keeps userId null with its user shown, and takes the userId the device logs in with", async () => {
+    expect((await server.call('POST', '/v1/trips', {key: server.keys.testPk, body: {externalId: 'o19'}})).status).toBe(200)
+    const anon = await track({...FIX, deviceId: 'anon-4', tripOptions: {externalId: 'o19'}})
+    const device = {_id: anon.body.user._id, userId: null, deviceId: 'anon-4'}
+    expect(anon.body.events).toMatchObject([{type: 'user.started_trip', trip: {userId: null, user: device}}])
+    expect((await server.call('GET', '/v1/trips/o19', {key: server.keys.testSk})).body.trip).toMatchObject({userId: null, user: device})
+    // logging in keeps the device's user, and its trip goes on as the userId's
+    const login = await track({...FIX, latitude: 43.744, deviceId: 'anon-4', userId: 'anon-4-in'})
+    const owner = {...device, userId: 'anon-4-in'}
+    expect(login.body.events).toMatchObject([{type: 'user.updated_trip', trip: {externalId: 'o19', userId: 'anon-4-in', user: owner}}])
+    expect((await server.call('GET', '/v1/trips/o19', {key: server.keys.testSk})).body.trip).toMatchObject({userId: 'anon-4-in', user: owner})
+    // a trip taken while logged out and canceled by a trip started after logging in is stopped as the userId's
+    await track({...FIX, deviceId: 'anon-5', tripOptions: {externalId: 'o20'}})
+    const next = await track({...FIX, latitude: 43.744, deviceId: 'anon-5', userId: 'anon-5-in', tripOptions: {externalId: 'o21'}})
+    expect(next.body.events.map((e: any) => [e.type, e.trip.externalId, e.trip.userId])).toEqual([
+      ['user.stopped_trip', 'o20', 'anon-5-in'], ['user.started_trip', 'o21', 'anon-5-in']])
   })
 })
 
