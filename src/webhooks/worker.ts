@@ -189,11 +189,15 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
       nextLook.delete(webhook.id)
       let requests: OwedRow[][]
       if (webhook.batch) {
-        // a batch carries the events of one user in a row, as the hosted original's batches do
+        // a batch carries the events of one user in a row, as the hosted original's batches do,
+        // and a failed one only once its own retry is due: one that joined a failing batch late
+        // is not sent again at the head's time before its own backoff ran (it would use up its
+        // attempts faster than the schedule says); it and those after it head a later batch
         const user = head.event?.user_ref ?? head.event?.user_id
         const picked = [head]
         for (const row of rows.slice(1)) {
           if (!row.event || !head.event || (row.event.user_ref ?? row.event.user_id) !== user) break
+          if (row.attempts > 0 && row.next_attempt_at > nowIso) break
           picked.push(row)
         }
         requests = [picked]
@@ -262,8 +266,10 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     // dead-lettered with the head but stays owed on its own schedule (and heads the next batch)
     let dead = 0
     let nextHead: number | undefined
+    // one jitter per request: events that failed together at the same delay stay due together
+    const jitter = Math.random()
     for (const row of rows) {
-      const next = result.error === EVENT_GONE ? null : nextAttemptAt(options.retryDelaysMs, row.attempts + 1, now)
+      const next = result.error === EVENT_GONE ? null : nextAttemptAt(options.retryDelaysMs, row.attempts + 1, now, () => jitter)
       if (next === null) dead++
       else nextHead ??= next
       tx.run(CompiledQuery.raw(FAILED, [next === null ? 'dead' : 'failed', new Date(next ?? now).toISOString(), result.error ?? 'failed', row.id, owner]))

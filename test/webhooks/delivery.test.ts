@@ -187,6 +187,35 @@ describe('dead letters', () => {
       await batchy.stop()
     }
   })
+
+  it('retries an event that joined a failing batch on its own backoff, not at the head\'s times', async () => {
+    // a schedule whose later delays are shorter than the first (config allows any): the head's
+    // retries come 50 ms apart while an event failing for the first time is owed 1.5 s
+    const delays = [1500, 50, 50]
+    const batchy = await startTestServer({webhooks: {...FAST, retryDelaysMs: delays}})
+    try {
+      const {webhook} = addWebhook(batchy.store, false, {url: receiver.url + '/batch-own-times', batch: true})
+      const rows = () => batchy.store.sqlite.prepare('SELECT status, attempts FROM webhook_outbox WHERE webhook_id = ? ORDER BY id').all(webhook.id) as any[]
+      // a1 and a2 are born together (one track's events); b comes after their first attempt
+      const [a1, a2] = write(batchy.store, (tx) => recordEvents(tx, false, ['a1', 'a2'].map((name) =>
+        ({type: 'conversion', userId: 'own', body: {name, user: {userId: 'own'}}})))).map((e) => e.id)
+      const ids = (r: {json: any}) => r.json.events.map((e: any) => e._id) as string[]
+      // the receiver refuses any request carrying a1, so a1 and a2 end dead and b gets through alone
+      receiver.answer = (r) => (ids(r).includes(a1) ? 500 : 200)
+      await expect.poll(() => rows()[0].attempts, {timeout: 5000}).toBe(1)
+      const b = (await batchy.call('POST', '/v1/events', {key: batchy.keys.testPk, body: {name: 'b', userId: 'own'}})).body.event._id as string
+      await expect.poll(() => rows()[2]?.status, {timeout: 10_000}).toBe('delivered')
+      expect(rows()).toEqual([{status: 'dead', attempts: 4}, {status: 'dead', attempts: 4}, {status: 'delivered', attempts: 2}])
+      // events born together stay together; b joined the head's 2nd attempt, then waited its own 1.5 s
+      expect(receiver.received.map(ids)).toEqual([[a1, a2], [a1, a2, b], [a1, a2], [a1, a2], [b]])
+      const [first, second] = receiver.received.filter((r) => ids(r).includes(b)).map((r) => r.at)
+      expect(second - first).toBeGreaterThanOrEqual(0.8 * delays[0] - 5)
+      // and not delayed past its own schedule
+      expect(second - first).toBeLessThan(1.2 * delays[0] + 2000)
+    } finally {
+      await batchy.stop()
+    }
+  })
 })
 
 describe('webhook targets', () => {
