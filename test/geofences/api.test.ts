@@ -275,6 +275,20 @@ describe('GET /v1/geofences/:tag/:externalId/users', () => {
     expect(rest.meta.hasMore).toBe(false)
   })
 
+  it('shows each user as /v1/users does, with its trip while started, approaching or arrived', async () => {
+    const pk = s.keys.testPk
+    await s.call('PUT', '/v1/geofences/inside/tripped', {key: sk, body: circle({coordinates: [7.4276, 43.7396], radius: 100})})
+    await s.call('PUT', '/v1/geofences/dest/far', {key: sk, body: circle({coordinates: [7.4200, 43.7330], radius: 30})})
+    const trip = await s.call('POST', '/v1/trips', {key: pk, body: {externalId: 'inside-trip', userId: 'tripper', destinationGeofenceTag: 'dest', destinationGeofenceExternalId: 'far', mode: 'foot'}})
+    expect(trip.status).toBe(200)
+    const track = await s.call('POST', '/v1/track', {key: pk, body: {deviceId: 'tripper-device', userId: 'tripper', latitude: 43.7396, longitude: 7.4276, accuracy: 5}})
+    expect(track.body.user.trip.externalId).toBe('inside-trip')
+    const listed = (await s.call('GET', '/v1/geofences/inside/tripped/users', {key: sk})).body.users
+    const user = (await s.call('GET', '/v1/users/tripper', {key: sk})).body.user
+    expect(listed).toEqual([user])
+    expect(listed[0].trip).toMatchObject({externalId: 'inside-trip', status: user.trip.status})
+  })
+
   it('answers 404 for an unknown geofence and 400 for a bad limit', async () => {
     expect((await s.call('GET', '/v1/geofences/no/such/users', {key: sk})).status).toBe(404)
     await s.call('PUT', '/v1/geofences/inside/empty', {key: sk, body: circle()})

@@ -6,7 +6,7 @@ import {
   type GeofenceRef, type GeofenceRow, updateGeofenceById, upsertGeofenceByKey, usersInGeofence,
 } from '../../geofences/store.js'
 import {pageSchema} from '../../paging-input.js'
-import {userJson} from '../../users/json.js'
+import {usersJson} from '../../users/view.js'
 import {metadataFilters, parse} from '../../validate.js'
 import {pageStream} from '../paging.js'
 import type {ApiRequest} from '../request.js'
@@ -46,7 +46,7 @@ export function geofencesRoutes(api: Api): void {
     const page = parse(pageSchema(1000, 100), req.query)
     const geofence = await getGeofence(store, live, refOf(req))
     if (!geofence) throw refuse.notFound('geofence')
-    return pageStream('users', usersInGeofence(store, live, geofence.id, page), (rows) => rows.map((row) => JSON.stringify(userJson(row, store))))
+    return pageStream('users', usersInGeofence(store, live, geofence.id, page), async (rows) => (await usersJson(store, rows)).map((user) => JSON.stringify(user)))
   })
 
   api.route('put', '/geofences/:tag/:externalId', S, async (req) => {
