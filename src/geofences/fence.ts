@@ -171,6 +171,9 @@ export function fenceOf(v: FenceValues): Fence {
 }
 
 /** The order of geofences in answers and events: tag, externalId, `_id`. */
+/** Whether the geofence still admits fixes at `ms` (epoch): its `disableAfter` and `deleteAfter` not yet past. */
+export const inForceAt = (fence: Fence, ms: number) => ms < fence.disableAfter
+
 export const bySortKey = (a: Fence, b: Fence) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0)
 
 /** The geofence's `summary` as JSON text, serialised once per geofence. */

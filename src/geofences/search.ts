@@ -2,7 +2,7 @@ import {z} from 'zod'
 import type {Store} from '../store/db.js'
 import {bool, int, latLng, list, matchesMetadata, metadataFilters} from '../validate.js'
 import {haversine} from './confidence.js'
-import {distanceTo} from './fence.js'
+import {distanceTo, inForceAt} from './fence.js'
 import {geofenceEngine} from './index.js'
 import {geofenceJson} from './json.js'
 import type {GeofenceRow} from './store.js'
@@ -29,7 +29,7 @@ export const geofenceSearchQuery = z
 export type GeofenceSearch = z.output<typeof geofenceSearchQuery>
 
 /**
- * Enabled geofences of the environment within `radius` metres of `near` (distance to the edge, 0
+ * Enabled geofences of the environment (not past `disableAfter` or `deleteAfter`) within `radius` metres of `near` (distance to the edge, 0
  * inside), filtered by tags and metadata, nearest first (then nearest centre): candidates from the
  * geofence engine's R-tree, the resources read by id.
  */
@@ -38,7 +38,9 @@ export function searchGeofences(store: Store, live: boolean, q: GeofenceSearch):
   const tags = q.tags?.length ? new Set(q.tags) : null
   const filters = Object.entries(q.metadata)
   const found: {id: string; d: number; centre: number}[] = []
+  const now = Date.now()
   for (const fence of geofenceEngine(store).near(live, lng, lat, q.radius)) {
+    if (!inForceAt(fence, now)) continue
     if (tags && (fence.tag === null || !tags.has(fence.tag))) continue
     if (filters.length && !matchesMetadata(fence.summary.metadata as Record<string, unknown>, filters)) continue
     const d = distanceTo(fence, lng, lat)

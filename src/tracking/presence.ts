@@ -1,5 +1,5 @@
 import {confidenceOf} from '../geofences/confidence.js'
-import {bySortKey, type Fence, shareInside, summaryText} from '../geofences/fence.js'
+import {bySortKey, type Fence, inForceAt, shareInside, summaryText} from '../geofences/fence.js'
 import {geofenceEngine} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
 import {isOperating} from '../geofences/operating-hours.js'
@@ -156,7 +156,7 @@ const byFence = (a: {fence: Fence}, b: {fence: Fence}) => bySortKey(a.fence, b.f
 /** Whether the geofence may generate an entry for this fix (userIds, ip, disableAfter or deleteAfter). */
 function admits(fence: Fence, fix: Fix): boolean {
   if (!fence.limited) return true
-  if (fix.at.getTime() >= fence.disableAfter) return false
+  if (!inForceAt(fence, fix.at.getTime())) return false
   if (fence.userIds && !(fix.userId && fence.userIds.has(fix.userId))) return false
   if (fence.ips && !ipMatches(fence.ips, fix.ip)) return false
   return true
@@ -203,7 +203,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i], fence = fences[i]
     // disabled, deleted or past disableAfter or deleteAfter: the presence ends without an event (it generates none)
-    if (!fence || (fence.limited && atMs >= fence.disableAfter)) {
+    if (!fence || (fence.limited && !inForceAt(fence, atMs))) {
       gone++
       continue
     }

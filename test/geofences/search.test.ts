@@ -63,6 +63,18 @@ describe('GET /v1/search/geofences', () => {
     expect(names((await search(`near=${NEAR}`)).body)).toEqual(['at'])
   })
 
+  it('leaves out a geofence past its disableAfter or deleteAfter at once, as track does, in search and context alike', async () => {
+    const at = [7.44, 43.74]
+    await put('expired', {type: 'circle', coordinates: at, radius: 100, tag: 'past', disableAfter: '2020-01-01T00:00:00Z'})
+    await put('doomed', {type: 'circle', coordinates: at, radius: 100, tag: 'past', deleteAfter: '2020-01-01T00:00:00Z'})
+    await put('current', {type: 'circle', coordinates: at, radius: 100, tag: 'past', disableAfter: '2099-01-01T00:00:00Z'})
+    expect(names((await search(`near=${at[1]},${at[0]}&tags=past`)).body)).toEqual(['current'])
+    const context = await s.call('GET', `/v1/context?coordinates=${at[1]},${at[0]}`, {key: s.keys.testPk})
+    expect(context.body.geofences.map((g: {externalId: string}) => g.externalId)).toEqual(['current'])
+    const track = await s.call('POST', '/v1/track', {key: s.keys.testPk, body: {deviceId: 'past-device', latitude: at[1], longitude: at[0], accuracy: 5}})
+    expect(track.body.user.geofences.map((g: {externalId: string}) => g.externalId)).toEqual(['current'])
+  })
+
   it('measures a polygon from its nearest edge, not its bbox', async () => {
     // a diamond 400 m across; the point is at its bbox's north-west corner, 141 m from its edge
     const at = (east: number, north: number) => [7.42 + east * LNG_M, 43.73 + north / 111_195]
