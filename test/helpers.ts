@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 import {afterEach, beforeEach, expect} from 'vitest'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
+import type {Socket} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type {RunningServer} from '../src/api/server.js'
@@ -109,6 +110,8 @@ export async function startTestServer(overrides: Record<string, unknown> = {}, o
 
 export interface ServeProcess {
   url: string
+  /** The process's id (with `--workers`, the primary's). */
+  pid: number
   /** Everything the process printed so far, stdout and stderr. */
   output(): string
   /** SIGTERM, then the exit code. */
@@ -117,13 +120,13 @@ export interface ServeProcess {
   kill(signal: NodeJS.Signals): Promise<number | string | null>
 }
 
-/** `loc serve ARGS` as a real process (the built CLI); resolves once it listens. */
-export async function spawnServe(args: string[], env: Record<string, string | undefined>): Promise<ServeProcess> {
+/** `loc serve ARGS` as a real process, from its first moment: `listening` resolves with its URL, rejects if it exits first. */
+export function launchServe(args: string[], env: Record<string, string | undefined>): Omit<ServeProcess, 'url'> & {listening: Promise<string>} {
   const child = spawn('node', [path.resolve('bin/run.js'), 'serve', '--port', '0', ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent', ...env}})
   let out = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   child.stderr.on('data', (chunk) => (out += chunk))
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       out += chunk
       const match = /listening on (http:\/\/\S+)/.exec(out)
@@ -131,8 +134,10 @@ export async function spawnServe(args: string[], env: Record<string, string | un
     })
     void exited.then((code) => reject(new Error(`serve exited ${code}: ${out}`)))
   })
+  listening.catch(() => undefined) // a launch stopped before it listens need not wait for it
   return {
-    url,
+    pid: child.pid!,
+    listening,
     output: () => out,
     stop() {
       child.kill('SIGTERM')
@@ -142,6 +147,54 @@ export async function spawnServe(args: string[], env: Record<string, string | un
       child.kill(signal)
       return exited.then((code) => code ?? child.signalCode)
     },
+  }
+}
+
+/** `loc serve ARGS` as a real process (the built CLI); resolves once it listens. */
+export async function spawnServe(args: string[], env: Record<string, string | undefined>): Promise<ServeProcess> {
+  const launched = launchServe(args, env)
+  return {...launched, url: await launched.listening}
+}
+
+/** The processes `pid` started and that still run (a `loc serve --workers` primary's workers), by id. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  } catch {
+    return [] // it ended
+  }
+}
+
+/** Whether process `pid` still runs (a zombie not yet reaped by its parent counts as ended). */
+export function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/** The process among `pids` that holds the server's end of `socket`, a TCP connection to 127.0.0.1 (by the end's inode in /proc/net/tcp). */
+export function holderOf(socket: Socket, pids: number[]): number | undefined {
+  const port = (n: number) => `:${n.toString(16).toUpperCase().padStart(4, '0')}`
+  const end = readFileSync('/proc/net/tcp', 'utf8').split('\n').map((line) => line.trim().split(/\s+/))
+    .find(([, local, remote]) => local?.endsWith(port(socket.remotePort!)) && remote?.endsWith(port(socket.localPort!)))
+  const inode = end?.[9]
+  const holds = (pid: number) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => readlinkSafe(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`)
+    } catch {
+      return false // it ended
+    }
+  }
+  return inode ? pids.find(holds) : undefined
+}
+
+const readlinkSafe = (file: string) => {
+  try {
+    return readlinkSync(file)
+  } catch {
+    return undefined // closed between the listing and the read
   }
 }
 

@@ -11,7 +11,8 @@ import {STORE_FILE} from '../../src/store/db.js'
 import {openSystem, type System} from '../../src/system.js'
 import {addSyncSource} from '../../src/sync/sources.js'
 import {addWebhook} from '../../src/webhooks/registry.js'
-import {type ServeProcess, spawnServe, tempDir} from '../helpers.js'
+import {connect} from 'node:net'
+import {childrenOf, holderOf, launchServe, running, type ServeProcess, spawnServe, tempDir} from '../helpers.js'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
@@ -215,4 +216,78 @@ describe('loc serve as a process', () => {
     expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'refused'").pluck().get()).toBe(0)
     expect((await post(served.url, pk, {deviceId: 'after', ...INSIDE})).status).toBe(200)
   }), 60_000)
+})
+
+/** The `count` processes `pid` starts next that are not among `known` (a primary's new workers), as soon as they run. */
+async function forked(pid: number, count: number, known: number[] = []): Promise<number[]> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 5))) {
+    const found = childrenOf(pid).filter((child) => !known.includes(child))
+    if (found.length >= count) return found
+  }
+  throw new Error(`${pid} forked no ${count} processes in 30 s`)
+}
+
+/** What `promise` gives within `ms`, else a word that fails the expectation and says why. */
+const within = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([promise, new Promise<string>((resolve) => setTimeout(() => resolve(`still running after ${ms} ms`), ms))])
+
+/** Ends what a failed test left running, so no worker outlives it. */
+const killAll = (pids: number[]) => pids.filter(running).forEach((pid) => process.kill(pid, 'SIGKILL'))
+
+describe('stopping loc serve --workers', () => {
+  it('SIGTERM as the workers start, before they listen for a stop message: every process ends, exit 0, nothing served or forked again', async () => {
+    const {dir} = await prepared()
+    const served = launchServe(['--workers', '2'], env(dir))
+    const workers = await forked(served.pid, 2)
+    try {
+      expect(await within(served.stop(), 15_000)).toBe(0)
+      expect(workers.filter(running)).toEqual([])
+      expect(served.output()).toContain('loc stopped')
+      expect(served.output()).not.toMatch(/listening|exited|starting another/)
+    } finally {
+      killAll([served.pid, ...workers])
+    }
+  }, 30_000)
+
+  it('SIGTERM while a worker answers a track and another is replaced: the track is answered and stored, the replacement stops as it starts, every process ends, exit 0', async () => {
+    const {dir, pk} = await prepared()
+    const served = await spawnServe(['--workers', '2'], env(dir))
+    const workers = await forked(served.pid, 2)
+    const other = new Database(path.join(dir, STORE_FILE))
+    const pids = [served.pid, ...workers]
+    try {
+      // the track waits for the write lock: in flight until the lock is let go, after the stop
+      other.exec('BEGIN IMMEDIATE')
+      const socket = connect(Number(new URL(served.url).port), '127.0.0.1')
+      await new Promise((resolve) => socket.once('connect', resolve))
+      let response = ''
+      socket.on('data', (chunk) => (response += chunk))
+      const ended = new Promise((resolve) => socket.once('close', resolve))
+      const body = JSON.stringify({deviceId: 'in-flight', ...INSIDE})
+      socket.write(`POST /v1/track HTTP/1.1\r\nHost: x\r\nAuthorization: ${pk}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+      let answering: number | undefined
+      while (!(answering = holderOf(socket, workers))) await new Promise((r) => setTimeout(r, 5))
+      const crashed = workers.find((pid) => pid !== answering)!
+      process.kill(crashed, 'SIGKILL')
+      const [replacement] = await forked(served.pid, 1, workers)
+      pids.push(replacement)
+      // at once: the replacement is still loading (node and the CLI take most of a second)
+      const stopped = served.stop()
+      await new Promise((r) => setTimeout(r, 300))
+      other.exec('COMMIT')
+      await ended
+      expect(response).toMatch(/^HTTP\/1\.1 200/)
+      expect(response).toContain('"deviceId":"in-flight"')
+      expect(await within(stopped, 15_000)).toBe(0)
+      expect(pids.filter(running)).toEqual([])
+      expect(other.prepare("SELECT count(*) FROM users WHERE device_id = 'in-flight'").pluck().get()).toBe(1)
+      // the crashed worker was replaced; nothing was forked during the stop
+      expect(served.output().match(/starting another/g)).toHaveLength(1)
+      expect(served.output()).toContain('loc stopped')
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
+      other.close()
+      killAll(pids)
+    }
+  }, 30_000)
 })

@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 import {DEMO_KEYS_FILE, type DemoSetup} from '../../project/demo.js'
 import {prepareServe, serve} from '../../system.js'
 import {BaseCommand} from '../base.js'
+import {announceListening, listenForStop, superviseWorkers} from '../workers.js'
 
 export default class Serve extends BaseCommand<typeof Serve> {
   static description = 'Run the REST API (/v1) and the static map renderer (/maps/static). Stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.'
@@ -26,24 +27,16 @@ export default class Serve extends BaseCommand<typeof Serve> {
   async run(): Promise<void> {
     const {flags} = this
     // listened for from the start, so a stop that comes while the server is still starting is kept
-    let stopped = false
-    const stopSignal = new Promise<string>((resolve) => {
-      const stop = (signal: string) => {
-        stopped = true
-        resolve(signal)
-      }
-      process.once('SIGINT', () => stop('SIGINT'))
-      process.once('SIGTERM', () => stop('SIGTERM'))
-      if (cluster.isWorker) process.on('message', (m: {stop?: boolean}) => m?.stop && stop('stop'))
-    })
+    const stop = listenForStop()
     const config = this.loadConfig({host: flags.host, port: flags.port})
     // once, before any worker is forked: workers find the store migrated and the demo set up
     if (cluster.isPrimary) {
       const demo = await prepareServe(config, {demo: flags.demo})
       if (demo) this.printDemo(demo, config.dataDir)
       if (flags.workers > 1) {
-        // stopped while preparing: fork none (a worker still loading would miss the stop message)
-        if (!stopped) await this.supervise(flags.workers, stopSignal)
+        // stopped while preparing: fork none
+        const code = stop.requested() ? 0 : await superviseWorkers(flags.workers, stop.asked, this)
+        if (code) this.exit(code)
         this.log('loc stopped')
         return
       }
@@ -52,14 +45,20 @@ export default class Serve extends BaseCommand<typeof Serve> {
     const {store, log} = system
     // with workers, the first runs the timed jobs and the primary prints where they listen
     const worker = cluster.isWorker ? cluster.worker! : undefined
-    const serving = await serve(system, {jobs: !worker || worker.id === 1})
-    if (worker) process.send!({listening: serving.server.url, store: store.file})
-    else this.log(`loc listening on ${serving.server.url} (store ${store.file})`)
-    const signal = await stopSignal
-    log.info({signal}, 'shutting down: finishing in-flight requests')
-    await serving.stop().catch(() => undefined)
+    // stopped while opening the store: nothing to serve (the system closes as the command ends)
+    if (!stop.requested()) {
+      const serving = await serve(system, {jobs: !worker || worker.id === 1})
+      // stopped while starting: not announced
+      const started = !stop.requested()
+      if (started && worker) announceListening(serving.server.url, store.file)
+      if (started && !worker) this.log(`loc listening on ${serving.server.url} (store ${store.file})`)
+      log.info({signal: await stop.asked}, 'shutting down: finishing in-flight requests')
+      await serving.stop().catch(() => undefined)
+    }
     if (!worker) this.log('loc stopped')
-    else process.disconnect()
+    // worker.disconnect, not process.disconnect: the process ends once its system is closed,
+    // where a bare disconnect makes cluster exit it at once
+    else worker.disconnect()
   }
 
   private printDemo({keys, imported}: DemoSetup, dataDir: string): void {
@@ -68,55 +67,5 @@ export default class Serve extends BaseCommand<typeof Serve> {
     this.log(`Demo keys (kept in ${relative.startsWith('..') ? file : relative}):`)
     for (const [name, key] of Object.entries(keys)) this.log(`  ${name.padEnd(18)} ${key}`)
     if (imported) this.log(`Imported the bundled extract ${imported.source} as region "${imported.region}" in ${imported.seconds.toFixed(1)} s`)
-  }
-
-  /**
-   * The primary of `--workers N`: forks N copies of this command, which share the listening port
-   * (the primary hands out connections) and the store (SQLite's write lock orders their
-   * transactions, so per-device ordering and group commit hold across them); replaces a worker
-   * that dies; on SIGINT/SIGTERM stops them all, each finishing its in-flight requests.
-   */
-  private async supervise(count: number, stopSignal: Promise<string>): Promise<void> {
-    let stopping = false
-    let announced = false
-    // workers that died before they listened, in a row: the next waits longer, and when none ever
-    // listened, `count` of them end the start (a taken port would otherwise fork workers forever)
-    let failed = 0
-    const listened = new Set<number>()
-    let gaveUp: (code: number) => void
-    const givenUp = new Promise<number>((resolve) => (gaveUp = resolve))
-    const fork = () => {
-      if (stopping) return
-      const worker = cluster.fork()
-      worker.on('message', (message: {listening?: string; store?: string}) => {
-        if (!message.listening) return
-        listened.add(worker.id)
-        failed = 0
-        if (announced) return
-        announced = true
-        this.log(`loc listening on ${message.listening} (${count} workers, store ${message.store})`)
-      })
-    }
-    cluster.on('exit', (worker, code, signal) => {
-      if (stopping) return
-      const early = !listened.delete(worker.id)
-      failed = early ? failed + 1 : 0
-      if (early && !announced && failed >= count) {
-        this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); ${failed} workers failed to start, stopping`)
-        return gaveUp(code || 1)
-      }
-      const delayMs = early ? Math.min(30_000, 1000 * 2 ** (failed - 1)) : 0
-      this.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); starting another${delayMs ? ` in ${delayMs / 1000} s` : ''}`)
-      setTimeout(fork, delayMs)
-    })
-    for (let i = 0; i < count; i++) fork()
-    const failure = await Promise.race([stopSignal.then(() => 0), givenUp])
-    stopping = true
-    const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
-    await Promise.all(workers.map((w) => new Promise((resolve) => {
-      w.once('exit', resolve)
-      w.send({stop: true})
-    })))
-    if (failure) this.exit(failure)
   }
 }

@@ -1,0 +1,115 @@
+import cluster, {type Worker} from 'node:cluster'
+
+/** What a worker of `loc serve --workers N` tells its primary. */
+type WorkerMessage = {ready: true} | {listening: string; store: string}
+
+/** A stop of `loc serve`: SIGINT, SIGTERM or, in a worker, the primary's stop message. */
+export interface StopRequest {
+  /** Resolves with what asked: the signal's name, or `stop`. */
+  asked: Promise<string>
+  requested(): boolean
+}
+
+/**
+ * Listens for a stop from now on. A worker then tells its primary that it hears the stop message
+ * (`ready`): a message sent before is emitted to no listener and lost.
+ */
+export function listenForStop(): StopRequest {
+  let requested = false
+  const asked = new Promise<string>((resolve) => {
+    const stop = (why: string) => {
+      requested = true
+      resolve(why)
+    }
+    process.once('SIGINT', () => stop('SIGINT'))
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    if (cluster.isWorker) {
+      process.on('message', (m: {stop?: boolean}) => m?.stop && stop('stop'))
+      process.send!({ready: true} satisfies WorkerMessage)
+    }
+  })
+  return {asked, requested: () => requested}
+}
+
+/** In a worker: tells the primary where it serves. */
+export function announceListening(url: string, store: string): void {
+  process.send!({listening: url, store} satisfies WorkerMessage)
+}
+
+export interface SupervisorOutput {
+  log(line: string): void
+  logToStderr(line: string): void
+}
+
+/**
+ * The primary of `--workers N`: forks N copies of `loc serve`, which share the listening port
+ * (the primary hands out connections) and the store (SQLite's write lock orders their
+ * transactions, so per-device ordering and group commit hold across them); replaces a worker
+ * that dies; once `stop` resolves, stops them all, each finishing its in-flight requests, and
+ * forks no more. Resolves with the exit code: 0 when stopped, the workers' code when `count` in a
+ * row died before any listened.
+ */
+export async function superviseWorkers(count: number, stop: Promise<unknown>, out: SupervisorOutput): Promise<number> {
+  let stopping = false
+  let announced = false
+  // workers that died before they listened, in a row: the next waits longer, and when none ever
+  // listened, `count` of them end the start (a taken port would otherwise fork workers forever)
+  let failed = 0
+  const listened = new Set<number>()
+  const hearing = new Set<number>()
+  const replacing = new Set<NodeJS.Timeout>()
+  let gaveUp: (code: number) => void
+  const givenUp = new Promise<number>((resolve) => (gaveUp = resolve))
+  const fork = () => {
+    const worker = cluster.fork()
+    worker.on('message', (message: WorkerMessage) => {
+      if ('ready' in message) return void hearing.add(worker.id)
+      listened.add(worker.id)
+      failed = 0
+      if (announced || stopping) return
+      announced = true
+      out.log(`loc listening on ${message.listening} (${count} workers, store ${message.store})`)
+    })
+  }
+  const replace = (worker: Worker, code: number, signal: string) => {
+    hearing.delete(worker.id)
+    if (stopping) return
+    const early = !listened.delete(worker.id)
+    failed = early ? failed + 1 : 0
+    if (early && !announced && failed >= count) {
+      out.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); ${failed} workers failed to start, stopping`)
+      return gaveUp(code || 1)
+    }
+    const delayMs = early ? Math.min(30_000, 1000 * 2 ** (failed - 1)) : 0
+    out.logToStderr(`worker ${worker.process.pid} exited (${signal ?? code}); starting another${delayMs ? ` in ${delayMs / 1000} s` : ''}`)
+    const timer = setTimeout(() => {
+      replacing.delete(timer)
+      fork()
+    }, delayMs)
+    replacing.add(timer)
+  }
+  cluster.on('exit', replace)
+  for (let i = 0; i < count; i++) fork()
+  const code = await Promise.race([stop.then(() => 0), givenUp])
+  stopping = true
+  for (const timer of replacing) clearTimeout(timer)
+  const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
+  await Promise.all(workers.map((w) => stopWorker(w, hearing.has(w.id))))
+  cluster.off('exit', replace)
+  return code
+}
+
+/**
+ * A worker that hears the stop message gets it. One that does not yet is still starting and holds
+ * nothing (no store, no request): SIGTERM ends it at once, or, if it began to listen for stops
+ * meanwhile, stops it as the message would.
+ */
+function stopWorker(worker: Worker, hearing: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (worker.isDead()) return resolve()
+    worker.once('exit', () => resolve())
+    // the callback takes the error of a channel that closed meanwhile: its exit follows
+    if (hearing) worker.send({stop: true}, () => undefined)
+    else worker.process.kill('SIGTERM')
+  })
+}
