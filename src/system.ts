@@ -3,11 +3,11 @@ import {type RunningServer, startServer} from './api/server.js'
 import type {Config} from './config/index.js'
 import {type Jobs, startJobs} from './jobs/index.js'
 import {createLogger, type Logger} from './log.js'
-import type {CenterSource, IsochroneSource} from './geofences/geometry.js'
+import type {IsochroneSource, MapGeometry} from './geofences/geometry.js'
 import {geocodePoint} from './geocoding/search.js'
 import {IpLocator} from './geocoding/ip.js'
 import {type MapData, openMapData} from './map/index.js'
-import {placeLocation} from './places/index.js'
+import {placeGeometry} from './places/index.js'
 import {createStaticMaps, type StaticMaps} from './maps/index.js'
 import {markersDir} from './maps/markers.js'
 import {type Routing, openRouting} from './routing/system.js'
@@ -27,8 +27,8 @@ export interface System {
   map: MapData
   /** Isochrone rings for isochrone geofences, from the routing engine (null where no road graph covers the point). */
   isochrones: IsochroneSource
-  /** Circle and isochrone centres given by `placeId` or `address`, from the imported map's places and geocoder. */
-  centers: CenterSource
+  /** Geofence geometry given by `placeId` or `address` (places' footprints and centroids, geocoded points), from the imported map. */
+  mapGeometry: MapGeometry
   /** The static map renderer (GET /maps/static) over `map`. */
   staticMaps: StaticMaps
   /** The routing engine over the imported road graphs (ETAs for trips, isochrones). */
@@ -58,9 +58,9 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
     log: options.log ?? createLogger(config.logLevel),
     map,
     isochrones: routing.isochrones,
-    centers: {
+    mapGeometry: {
       loaded: () => map.regions().length > 0,
-      place: (id) => placeLocation(map, id),
+      place: (id) => placeGeometry(map, id),
       address: (text, near) => geocodePoint(map, text, near),
     },
     routing,

@@ -20,7 +20,7 @@ export const RING_MIN = 4
 export const RING_MAX = 2000
 
 /** 6 decimals is ~11 cm: plenty for a geofence, and half the JSON of full doubles. */
-const round = (n: number) => Math.round(n * 1e6) / 1e6
+export const round6 = (n: number) => Math.round(n * 1e6) / 1e6
 
 export function isPosition(value: unknown): value is Position {
   return Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === 'number' && Number.isFinite(n))
@@ -54,7 +54,7 @@ export function circleShape(center: Position, radiusM: number): Shape {
   for (let i = 0; i < CIRCLE_STEPS; i++) {
     const lat2 = Math.asin(sinLat1 * cosAngle + cosLat1 * sinAngle * BEARING_COS[i])
     const lng2 = lng1 + Math.atan2(BEARING_SIN[i] * sinAngle * cosLat1, cosAngle - sinLat1 * Math.sin(lat2))
-    ring[i] = [round(toDegrees(lng2)), round(toDegrees(lat2))]
+    ring[i] = [round6(toDegrees(lng2)), round6(toDegrees(lat2))]
   }
   ring[CIRCLE_STEPS] = ring[0]
   return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: radiusM})
@@ -66,7 +66,7 @@ export function circleShape(center: Position, radiusM: number): Shape {
  */
 export function polygonShape(ring: Position[]): Shape {
   const c = centerOfMass(turfPolygon([ring])).geometry.coordinates
-  const center: Position = [round(c[0]), round(c[1])]
+  const center: Position = [round6(c[0]), round6(c[1])]
   let radius = 0
   for (const p of ring) radius = Math.max(radius, distance(center, p, {units: 'meters'}))
   return withBbox({geometry: {type: 'Polygon', coordinates: [ring]}, center, radius: Math.round(radius * 100) / 100})
@@ -80,19 +80,26 @@ export type IsochroneSource = (center: Position, mode: string, minutes: number) 
 
 export const noIsochrones: IsochroneSource = () => null
 
+/** A place of the imported map as geofences use it (src/places/index.ts `PlaceGeometry`). */
+export interface MapPlace {
+  location: Position
+  /** GeoJSON polygon coordinates per separate part, `[outer, ...holes]`; null for a point place. */
+  footprint: Position[][][] | null
+}
+
 /**
- * Centres from the imported map, for circles and isochrones given by `placeId` or `address`: a
- * place's location by its id, the geocoder's point for a text (searching only the regions that
- * hold `near` when given). Null when the map does not resolve it; `loaded` is false while no map
- * is imported. The running system hands its own (src/system.ts).
+ * Geometry from the imported map for geofences given by `placeId` or `address`: a place by its id,
+ * the geocoder's point for a text (searching only the regions that hold `near` when given). Null
+ * when the map does not resolve it; `loaded` is false while no map is imported. The running system
+ * hands its own (src/system.ts).
  */
-export interface CenterSource {
+export interface MapGeometry {
   loaded(): boolean
-  place(id: string): Position | null
+  place(id: string): MapPlace | null
   address(text: string, near?: Position): Position | null
 }
 
-export const noCenters: CenterSource = {loaded: () => false, place: () => null, address: () => null}
+export const noMapGeometry: MapGeometry = {loaded: () => false, place: () => null, address: () => null}
 
 export function isochroneShape(center: Position, mode: string, minutes: number, source: IsochroneSource): Shape | null {
   const ring = source(center, mode, minutes)

@@ -3,7 +3,8 @@ import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, datetime, jsonText, metadata, num, numeric, text, TEXT_MAX} from '../validate.js'
 import {haversine} from './confidence.js'
-import {type CenterSource, circleShape, type IsochroneSource, isochroneShape, isPosition, noCenters, noIsochrones, polygonShape, ringProblem, type Position, type Shape, shapeProblem} from './geometry.js'
+import {footprintCentroid, footprintRing} from './footprint.js'
+import {circleShape, type IsochroneSource, isochroneShape, isPosition, type MapGeometry, type MapPlace, noIsochrones, noMapGeometry, polygonShape, ringProblem, type Position, type Shape, shapeProblem} from './geometry.js'
 import {isIpRule, splitList} from './ip.js'
 import {normaliseHours, type OperatingHours} from './operating-hours.js'
 
@@ -85,11 +86,11 @@ function dropEmpty(value: unknown): unknown {
 /** What geometry needs of the running system: its routing engine and its imported map. */
 export interface GeometrySources {
   isochrones: IsochroneSource
-  centers: CenterSource
+  mapGeometry: MapGeometry
 }
 
 /**
- * The body of a geofence upsert (PUT and POST, CSV rows), with isochrones and centres from
+ * The body of a geofence upsert (PUT and POST, CSV rows), with isochrones and map geometry from
  * `sources`. Unknown keys are ignored. Issues carry the offending field as their path, so the API
  * can name it as `param`.
  */
@@ -135,7 +136,7 @@ export const geofenceInputSchemaFor = (sources: GeometrySources) => z.preprocess
 })
 
 /** Without a road graph or a map: isochrones, `placeId` and `address` alone are refused, everything else is as with them. */
-export const geofenceInputSchema = geofenceInputSchemaFor({isochrones: noIsochrones, centers: noCenters})
+export const geofenceInputSchema = geofenceInputSchemaFor({isochrones: noIsochrones, mapGeometry: noMapGeometry})
 
 /** Records an issue; null, for the caller to return. */
 type Fail = (path: Array<string | number>, message: string) => null
@@ -143,15 +144,11 @@ type Fail = (path: Array<string | number>, message: string) => null
 /** The geometry from `coordinates` (or `placeId`, `address`), `radius` and `mode`. */
 function shapeOf(f: Fields, fail: Fail, sources: GeometrySources): Shape | null {
   if (f.type === 'polygon') {
-    if (f.placeId !== undefined) return fail(['placeId'], 'not taken for polygon geofences (give the ring as coordinates)')
-    if (f.coordinates === undefined) return fail(['coordinates'], 'required for polygon geofences: a closed ring of [longitude,latitude] positions')
-    const ring = unwrapRing(f.coordinates)
-    const problem = ringProblem(ring)
-    if (problem) return fail(['coordinates'], problem)
-    return evaluable(polygonShape(ring as Position[]), false, fail)
+    const ring = f.placeId !== undefined ? placeRing(f.placeId, fail, sources.mapGeometry) : givenRing(f, fail)
+    return ring && evaluable(polygonShape(ring), false, fail)
   }
 
-  const center = centerOf(f, fail, sources.centers)
+  const center = centerOf(f, fail, sources.mapGeometry)
   if (!center) return null
   if (f.radius === undefined) return fail(['radius'], `required for ${f.type} geofences`)
 
@@ -169,27 +166,50 @@ function shapeOf(f: Fields, fail: Fail, sources: GeometrySources): Shape | null 
   return shape
 }
 
+function givenRing(f: Fields, fail: Fail): Position[] | null {
+  if (f.coordinates === undefined) return fail(['coordinates'], 'required for polygon geofences: a closed ring of [longitude,latitude] positions')
+  const ring = unwrapRing(f.coordinates)
+  const problem = ringProblem(ring)
+  return problem ? fail(['coordinates'], problem) : (ring as Position[])
+}
+
+/** The place of a `placeId`, or null with the issue recorded. */
+function placeOf(placeId: string, fail: Fail, map: MapGeometry): MapPlace | null {
+  if (!map.loaded()) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
+  return map.place(placeId) ?? fail(['placeId'], 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)')
+}
+
+/** A polygon's ring from a found place's footprint, which overrides `coordinates` (spec: the place's geometry overrides). */
+function placeRing(placeId: string, fail: Fail, map: MapGeometry): Position[] | null {
+  const place = placeOf(placeId, fail, map)
+  if (!place) return null
+  if (!place.footprint) return fail(['placeId'], `must be a place with a footprint (an area) for polygon geofences (${placeId} is a point in the imported map; make a circle geofence around it, or give the ring as coordinates without placeId)`)
+  const from = footprintRing(place.footprint)
+  if ('problem' in from) return fail(['placeId'], `must be a place whose footprint is one ring for polygon geofences (${placeId}'s footprint ${from.problem}; make a circle geofence around it, or give a ring as coordinates without placeId)`)
+  return from.ring
+}
+
 /**
- * A circle's centre or an isochrone's destination (spec): a found place's location overrides
- * `coordinates` and `address`; else `coordinates`, with an `address` given beside them only
- * checked to be near them; else the geocoded `address`.
+ * A circle's centre or an isochrone's destination (spec): a found place's centroid (its
+ * footprint's, for an area) overrides `coordinates` and `address`; else `coordinates`, with an
+ * `address` given beside them only checked to be near them; else the geocoded `address`.
  */
-function centerOf(f: Fields, fail: Fail, centers: CenterSource): Position | null {
+function centerOf(f: Fields, fail: Fail, map: MapGeometry): Position | null {
   if (f.placeId !== undefined) {
-    if (!centers.loaded()) return fail(['placeId'], 'must be the id of a known place (no places index is loaded; give coordinates instead)')
-    return centers.place(f.placeId) ?? fail(['placeId'], 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)')
+    const place = placeOf(f.placeId, fail, map)
+    return place && ((place.footprint && footprintCentroid(place.footprint)) || place.location)
   }
   if (f.coordinates !== undefined) {
     if (!isPosition(f.coordinates)) return fail(['coordinates'], 'must be [longitude,latitude] with longitude -180 to 180 and latitude -90 to 90')
     // where the map has no such address (or does not reach the coordinates) there is nothing to check
-    const at = f.address === undefined ? null : centers.address(f.address, f.coordinates)
+    const at = f.address === undefined ? null : map.address(f.address, f.coordinates)
     const away = at ? haversine(at[0], at[1], f.coordinates[0], f.coordinates[1]) : 0
     if (away > ADDRESS_NEAR_M) return fail(['address'], `must be near coordinates (the geocoder puts it ${Math.round(away).toLocaleString('en-US')} m from them; at most ${ADDRESS_NEAR_M.toLocaleString('en-US')} m)`)
     return f.coordinates
   }
   if (f.address === undefined) return fail(['coordinates'], 'required (or address or placeId): [longitude,latitude]')
-  if (!centers.loaded()) return fail(['address'], 'must be an address the geocoder can resolve (no geocoder is loaded; give coordinates instead)')
-  return centers.address(f.address) ?? fail(['address'], 'must be an address the geocoder can resolve to a point of the imported map (no address there matches it)')
+  if (!map.loaded()) return fail(['address'], 'must be an address the geocoder can resolve (no geocoder is loaded; give coordinates instead)')
+  return map.address(f.address) ?? fail(['address'], 'must be an address the geocoder can resolve to a point of the imported map (no address there matches it)')
 }
 
 const evaluable = (shape: Shape, circle: boolean, fail: Fail): Shape | null => {

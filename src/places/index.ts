@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3'
 import KDBush from 'kdbush'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {readBlob} from '../map/blob.js'
@@ -61,18 +62,46 @@ const OSM_TYPES = 'nwr'
 /** An OSM object as one exact double: id × 4 + type (ids stay far below 2^50). */
 const osmKey = (type: string, id: number) => id * 4 + OSM_TYPES.indexOf(type)
 
+/** A place's geometry in the imported map: its `location` and, for an area, its footprint. */
+export interface PlaceGeometry {
+  /** As /v1/search/places answers it (for an area, a point inside its footprint). */
+  location: [number, number]
+  /**
+   * The area's outline as GeoJSON polygon coordinates, one entry per separate part, each
+   * `[outer, ...holes]` (outer rings counter-clockwise, holes clockwise); null for a point place.
+   */
+  footprint: [number, number][][][] | null
+}
+
 /** One region's places by OSM id, sorted for binary search (the places table has no index on it). */
 class PlacesById implements Engine {
-  constructor(readonly keys: Float64Array, readonly lonLat: Float64Array) {}
+  private readonly footprintOf: Database.Statement<[number], string | null>
 
-  at(key: number): [number, number] | null {
+  constructor(readonly keys: Float64Array, readonly lonLat: Float64Array, readonly rowIds: Uint32Array, db: Database.Database) {
+    this.footprintOf = db.prepare<[number], string | null>('SELECT footprint FROM places WHERE id = ?').pluck()
+  }
+
+  /** The index of the place with this key, or -1. */
+  find(key: number): number {
     let lo = 0, hi = this.keys.length
     while (lo < hi) {
       const mid = (lo + hi) >> 1
       if (this.keys[mid] < key) lo = mid + 1
       else hi = mid
     }
-    return this.keys[lo] === key ? [this.lonLat[2 * lo], this.lonLat[2 * lo + 1]] : null
+    return this.keys[lo] === key ? lo : -1
+  }
+
+  location(i: number): [number, number] {
+    return [this.lonLat[2 * i], this.lonLat[2 * i + 1]]
+  }
+
+  /** The footprint of the place at index i, read from the region's database (footprints are not held in memory). */
+  footprint(i: number): [number, number][][][] | null {
+    const text = this.footprintOf.get(this.rowIds[i])
+    if (!text) return null
+    const geometry = JSON.parse(text) as {type: 'Polygon'; coordinates: [number, number][][]} | {type: 'MultiPolygon'; coordinates: [number, number][][][]}
+    return geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
   }
 
   close(): void {}
@@ -81,17 +110,31 @@ class PlacesById implements Engine {
 function placesById(map: MapData, region: string): PlacesById | undefined {
   return map.engine(region, 'places-by-id', ({db}) => {
     const n = db.prepare('SELECT count(*) FROM places').pluck().get() as number
-    const keys = new Float64Array(n), lonLat = new Float64Array(2 * n)
+    const keys = new Float64Array(n), lonLat = new Float64Array(2 * n), rowIds = new Uint32Array(n)
     let i = 0
     // osmKey in SQL, so that SQLite sorts (rows stream into the arrays instead of piling up in JS)
-    for (const [key, lon, lat] of db.prepare("SELECT osm_id * 4 + instr('nwr', osm_type) - 1 AS k, lon, lat FROM places ORDER BY k").raw().iterate() as Iterable<[number, number, number]>) {
+    for (const [key, lon, lat, id] of db.prepare("SELECT osm_id * 4 + instr('nwr', osm_type) - 1 AS k, lon, lat, id FROM places ORDER BY k").raw().iterate() as Iterable<[number, number, number, number]>) {
       keys[i] = key
       lonLat[2 * i] = lon
       lonLat[2 * i + 1] = lat
+      rowIds[i] = id
       i++
     }
-    return new PlacesById(keys, lonLat)
+    return new PlacesById(keys, lonLat, rowIds, db)
   })
+}
+
+/** The first region's index of the place with this id (`n4449492349`, as /v1/search/places answers `_id`). */
+function findPlace(map: MapData, placeId: string): {places: PlacesById; i: number} | null {
+  const m = /^([nwr])([1-9]\d{0,14})$/.exec(placeId)
+  if (!m) return null
+  const key = osmKey(m[1], Number(m[2]))
+  for (const region of map.regions()) {
+    const places = placesById(map, region.name)
+    const i = places?.find(key) ?? -1
+    if (places && i >= 0) return {places, i}
+  }
+  return null
 }
 
 /**
@@ -99,12 +142,12 @@ function placesById(map: MapData, region: string): PlacesById | undefined {
  * `location` there (for an area, a point inside its footprint); null when no region has it.
  */
 export function placeLocation(map: MapData, placeId: string): [number, number] | null {
-  const m = /^([nwr])([1-9]\d{0,14})$/.exec(placeId)
-  if (!m) return null
-  const key = osmKey(m[1], Number(m[2]))
-  for (const region of map.regions()) {
-    const at = placesById(map, region.name)?.at(key)
-    if (at) return at
-  }
-  return null
+  const found = findPlace(map, placeId)
+  return found && found.places.location(found.i)
+}
+
+/** The place with this id's location and footprint; null when no region has it. */
+export function placeGeometry(map: MapData, placeId: string): PlaceGeometry | null {
+  const found = findPlace(map, placeId)
+  return found && {location: found.places.location(found.i), footprint: found.places.footprint(found.i)}
 }

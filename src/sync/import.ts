@@ -7,7 +7,7 @@ import {newId} from '../store/ids.js'
 import type {System as FullSystem} from '../system.js'
 
 /** What imports and syncs use of the running system (API handlers have all but `close`). */
-export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones' | 'centers'>
+export type System = Pick<FullSystem, 'store' | 'config' | 'log' | 'isochrones' | 'mapGeometry'>
 import {CsvUnreadable, readCsv, type RowFailure} from './csv.js'
 import {fastGeofenceRows} from './geofence-row.js'
 import {KnownRows} from './known.js'

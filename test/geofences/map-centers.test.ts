@@ -58,16 +58,19 @@ describe('with the Monaco map imported', () => {
     return found
   }
 
-  it('centres a circle on the place of a placeId (a shop node, an area), over coordinates and address', async () => {
+  it('centres a circle on the place of a placeId (a shop node: its location; an area: its centroid), over coordinates and address', async () => {
     const carrefour = await place(CARREFOUR, 'grocery', [7.4236, 43.7409])
     const r = await put('carrefour', circle({placeId: CARREFOUR}))
     expect(r.status).toBe(200)
     expect(r.body.geofence).toMatchObject({type: 'circle', geometryCenter: {type: 'Point', coordinates: carrefour.location.coordinates}, geometryRadius: 50})
 
+    // the museum's centroid is its footprint polygon's centre (the place's location is another point inside it)
     const museum = await place('w23715051', 'culture', [7.4255, 43.7307])
+    const outline = await put('museum-outline', {description: 'x', type: 'polygon', placeId: 'w23715051'})
+    expect(outline.body.geofence.geometryCenter.coordinates).not.toEqual(museum.location.coordinates)
     const over = await put('museum', circle({placeId: 'w23715051', coordinates: FONTVIEILLE, address: ANNONCIADE}))
     expect(over.status).toBe(200)
-    expect(over.body.geofence.geometryCenter.coordinates).toEqual(museum.location.coordinates)
+    expect(over.body.geofence.geometryCenter.coordinates).toEqual(outline.body.geofence.geometryCenter.coordinates)
   })
 
   it('draws an isochrone to the place of a placeId', async () => {
@@ -96,13 +99,13 @@ describe('with the Monaco map imported', () => {
     expect((await put('paris', circle({address: '6 Boulevard de Belgique, Paris', coordinates: [2.35, 48.86]}))).status).toBe(200)
   })
 
-  it('refuses an unknown placeId, and placeId on a polygon, writing nothing', async () => {
+  it('refuses an unknown placeId, and on a polygon the placeId of a point place, writing nothing', async () => {
     for (const id of ['n23715051', 'n1', 'x4449492349', 'carrefour']) {
       await refused(circle({placeId: id}), 'placeId', /^placeId: must be the id of a place of the imported map /)
       await refused(circle({placeId: id, coordinates: [7.42, 43.73]}), 'placeId', /must be the id of a place of the imported map/)
     }
     const ring = [[7.41, 43.73], [7.42, 43.73], [7.42, 43.74], [7.41, 43.73]]
-    await refused({description: 'x', type: 'polygon', placeId: CARREFOUR, coordinates: ring}, 'placeId', /not taken for polygon geofences/)
+    await refused({description: 'x', type: 'polygon', placeId: CARREFOUR, coordinates: ring}, 'placeId', /^placeId: must be a place with a footprint \(an area\) for polygon geofences /)
   })
 
   it('refuses an address the geocoder cannot resolve to an address or place, writing nothing', async () => {
