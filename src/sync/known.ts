@@ -11,7 +11,9 @@ const ROW_FORMAT = 1
  * `geofences.import_hash`; a row whose hash (same cells, same header, same source) is stored with
  * the geofence's current `updated_at` was written from exactly this text and by nothing since (any
  * other write stamps a new `updated_at`). Parsing, validation, geometry and the write are skipped.
- * Isochrone rows are always parsed: their ring depends on the road graph, not only the text.
+ * Rows whose geometry depends on more than their text are always parsed: isochrones (the road
+ * graph) and rows with a `placeId` or `address` (the imported map: a place's footprint or centroid,
+ * a geocoded point), so that a re-import after a map import re-resolves them.
  */
 export class KnownRows {
   private readonly prefix: string
@@ -19,6 +21,8 @@ export class KnownRows {
   private readonly tag: number
   private readonly externalId: number
   private readonly type: number
+  /** Indexes of the `placeId` and `address` cells the header has. */
+  private readonly fromMap: number[]
   /** False when no geofence of this environment was imported yet (a first import need not look any row up). */
   private readonly any: boolean
 
@@ -28,12 +32,13 @@ export class KnownRows {
     this.tag = header.names.indexOf('tag')
     this.externalId = header.names.indexOf('externalId')
     this.type = header.names.indexOf('type')
+    this.fromMap = ['placeId', 'address'].map((name) => header.names.indexOf(name)).filter((i) => i !== -1)
     this.any = store.statement('SELECT 1 FROM geofences WHERE live = ? AND import_hash IS NOT NULL LIMIT 1').get(live ? 1 : 0) !== undefined
   }
 
   /** The hash of a row's text (cells as many as the header's), or undefined for a row that is always parsed. */
   hashOf(cells: string[]): string | undefined {
-    if (cells[this.type] === 'isochrone') return undefined
+    if (cells[this.type] === 'isochrone' || this.fromMap.some((i) => cells[i] !== '')) return undefined
     return hash('sha1', this.prefix + cells.join('\u0001'), 'base64')
   }
 

@@ -164,3 +164,14 @@ describe('PUT and POST with type polygon and a placeId', () => {
   })
 })
 
+describe('a map import after a CSV import', () => {
+  it('is seen by the next import of the row: placeId rows are parsed again, not skipped as unchanged text', async () => {
+    const row = `Stade again,circle,csv,stade-again,,${STADE},60,`
+    expect((await sync([row], 'again.csv')).counts).toMatchObject({created: 1})
+    // Monaco replaced by the footprints extract alone: the stadium is no place of the map now
+    await importServed(s, fixture('footprints.osm.pbf'))
+    const job = await sync([row, `Ring Park,polygon,csv,ring-park-again,,${RING_PARK},,`], 'again.csv')
+    expect(job.status).toBe('failed')
+    expect(job.error).toMatch(/^invalid CSV, nothing changed \(1 of 2 rows failed\): row 2, placeId: must be the id of a place of the imported map /)
+  })
+})
