@@ -1,6 +1,7 @@
 import {refuse} from '../errors.js'
 import type {MapData} from '../map/index.js'
-import {placeLocation} from '../places/index.js'
+import {placeNamed} from '../places/json.js'
+import {getSettings} from '../project/settings.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 import {fetchMergedPage, fetchPage, mapPage, type Page, type PageQuery} from '../store/paging.js'
@@ -52,14 +53,16 @@ export type Verification = 'accept' | 'reject'
 
 /**
  * Records the customer's verdict on an event (compat): `verification`, `verifiedAt`, and the
- * `verifiedPlace` when one is named (refused when `map` has regions and no such place). Undefined
- * when there is no such event. Read and rewritten in one write, so two verdicts at once never lose
- * one another's change.
+ * `verifiedPlace` when one is named: the place as events carry it when `map` has it, refused when
+ * `map` has regions and no such place, `{_id}` alone when no map is imported (nothing to check it
+ * against). Undefined when there is no such event. Read and rewritten in one write, so two verdicts
+ * at once never lose one another's change.
  */
 export function verifyEvent(store: Store, live: boolean, id: string, verification: Verification, verifiedPlaceId?: string, map?: MapData): Promise<EventRow | undefined> {
-  // with a map imported, a place must be one of it (without, any id is taken, as none can be checked)
-  if (verifiedPlaceId !== undefined && map?.regions().length && !placeLocation(map, verifiedPlaceId)) {
-    return Promise.reject(refuse.invalid('verifiedPlaceId', 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)'))
+  let verifiedPlace: Record<string, unknown> | undefined
+  if (verifiedPlaceId !== undefined) {
+    verifiedPlace = map?.regions().length ? placeNamed(map, verifiedPlaceId, getSettings(store, live)) ?? undefined : {_id: verifiedPlaceId}
+    if (!verifiedPlace) return Promise.reject(refuse.invalid('verifiedPlaceId', 'must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)'))
   }
   return writeGrouped(store, (tx) => {
     const stored = tx.get(byId(store, live, id))
@@ -68,7 +71,7 @@ export function verifyEvent(store: Store, live: boolean, id: string, verificatio
     const payload = JSON.parse(row.payload) as Record<string, unknown>
     payload.verification = verification
     payload.verifiedAt = nowIso()
-    if (verifiedPlaceId !== undefined) payload.verifiedPlace = {_id: verifiedPlaceId}
+    if (verifiedPlace) payload.verifiedPlace = verifiedPlace
     else delete payload.verifiedPlace
     const updated = {...row, payload: JSON.stringify(payload)}
     // stored whole again: a verdict is rare, and the event's parts stay stored for others

@@ -125,14 +125,14 @@ function placesById(map: MapData, region: string): PlacesById | undefined {
 }
 
 /** The first region's index of the place with this id (`n4449492349`, as /v1/search/places answers `_id`). */
-function findPlace(map: MapData, placeId: string): {places: PlacesById; i: number} | null {
+function findPlace(map: MapData, placeId: string): {places: PlacesById; i: number; region: string} | null {
   const m = /^([nwr])([1-9]\d{0,14})$/.exec(placeId)
   if (!m) return null
   const key = osmKey(m[1], Number(m[2]))
   for (const region of map.regions()) {
     const places = placesById(map, region.name)
     const i = places?.find(key) ?? -1
-    if (places && i >= 0) return {places, i}
+    if (places && i >= 0) return {places, i, region: region.name}
   }
   return null
 }
@@ -150,4 +150,10 @@ export function placeLocation(map: MapData, placeId: string): [number, number] |
 export function placeGeometry(map: MapData, placeId: string): PlaceGeometry | null {
   const found = findPlace(map, placeId)
   return found && {location: found.places.location(found.i), footprint: found.places.footprint(found.i)}
+}
+
+/** The region and `places.id` of the place with this id; null when no region has it. */
+export function placeRow(map: MapData, placeId: string): {region: string; id: number} | null {
+  const found = findPlace(map, placeId)
+  return found && {region: found.region, id: found.places.rowIds[found.i]}
 }

@@ -1,7 +1,7 @@
-import type Database from 'better-sqlite3'
 import {haversine, insideRing, localX, localY} from '../geofences/confidence.js'
 import {type MapData, mayHold} from '../map/index.js'
 import {placeIndex} from '../places/index.js'
+import {placeJson, placeRows} from '../places/json.js'
 import type {Settings} from '../project/settings.js'
 
 /** DECISIONS: a point POI is entered within 50 m. */
@@ -9,31 +9,10 @@ export const PLACE_RADIUS = 50
 /** How far around the fix area POIs are looked for (their point is inside the footprint). */
 const SEARCH_RADIUS = 300
 
-interface PlaceRow {
-  id: number
-  osm_type: string
-  osm_id: number
-  name: string
-  category: string
-  chain: string | null
-  lon: number
-  lat: number
-  footprint: string | null
-}
-
 export interface PlaceHit {
   json: Record<string, unknown>
   category: string
   chainSlug: string | null
-}
-
-const kebab = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
-
-const statements = new WeakMap<Database.Database, Database.Statement>()
-function rowsOf(db: Database.Database, ids: number[]): PlaceRow[] {
-  let st = statements.get(db)
-  if (!st) statements.set(db, (st = db.prepare('SELECT id, osm_type, osm_id, name, category, chain, lon, lat, footprint FROM places WHERE id IN (SELECT value FROM json_each(?))')))
-  return st.all(JSON.stringify(ids)) as PlaceRow[]
 }
 
 function insideFootprint(footprint: string, lng: number, lat: number): boolean {
@@ -62,20 +41,11 @@ export function placesAt(map: MapData, lng: number, lat: number, settings: Setti
     if (!index || !db) continue
     const ids = index.near(lng, lat, SEARCH_RADIUS)
     if (ids.length === 0) continue
-    for (const row of rowsOf(db, ids)) {
+    for (const row of placeRows(db, ids)) {
       const d = haversine(lng, lat, row.lon, row.lat)
       const rank = row.footprint ? (insideFootprint(row.footprint, lng, lat) ? d - 1e6 : Infinity) : d <= PLACE_RADIUS ? d : Infinity
       if (rank === Infinity) continue
-      const slug = row.chain ? kebab(row.chain) : null
-      const chain = slug ? {
-        name: row.chain, slug,
-        ...(settings['places.chainMappings'][slug] ? {externalId: settings['places.chainMappings'][slug]} : {}),
-        ...(settings['places.chainMetadata'][slug] ? {metadata: settings['places.chainMetadata'][slug]} : {}),
-      } : undefined
-      hits.push({rank, category: row.category, chainSlug: slug, json: {
-        _id: `${row.osm_type}${row.osm_id}`, name: row.name, categories: [row.category], ...(chain ? {chain} : {}),
-        location: {type: 'Point', coordinates: [row.lon, row.lat]},
-      }})
+      hits.push({rank, category: row.category, ...placeJson(row, settings)})
     }
   }
   return hits.sort((a, b) => a.rank - b.rank).map(({rank: _r, ...hit}) => hit)

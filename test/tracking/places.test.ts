@@ -54,7 +54,10 @@ describe('places on track (imported Monaco POIs)', () => {
       message: 'verifiedPlaceId: must be the id of a place of the imported map (its _id in /v1/search/places, such as n4449492349)'})
     expect((await server.call('GET', `/v1/events/${id}`, {key: server.keys.testSk})).body.event.verification).toBeUndefined()
     const accepted = await verify({verification: 'accept', verifiedPlaceId: `${poi.osm_type}${poi.osm_id}`})
-    expect(accepted.body.event).toMatchObject({verification: 'accept', verifiedPlace: {_id: `${poi.osm_type}${poi.osm_id}`}})
+    // the place as the event's own `place` carries it
+    expect(accepted.body.event.verifiedPlace).toEqual(entered.body.events[0].place)
+    expect(accepted.body.event.verifiedPlace).toEqual({_id: `${poi.osm_type}${poi.osm_id}`, name: poi.name, categories: [poi.category],
+      location: {type: 'Point', coordinates: [poi.lon, poi.lat]}})
   })
 
   it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
