@@ -220,7 +220,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     }
     inside.push(fence)
     const threshold = fence.dwellThreshold
-    if (settings['events.dwell'] && threshold !== null && row[2] === 0 && atMs - Date.parse(row[1]) >= threshold * 60_000
+    if (settings['events.dwell'] && threshold !== null && row[2] === 0 && atMs - Date.parse(row[1]) > threshold * 60_000
       && (!settings['geofences.operatingHoursOnly'] || operating(fence, fix.at))) {
       dwells.push({type: 'user.dwelled_in_geofence', fence, confidence: row[3]})
       kept.push([row[0], row[1], 1, row[3]])
