@@ -261,7 +261,6 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     for (const row of unsent) tx.run(CompiledQuery.raw(RELEASE, [row.id, owner]))
     if (!failed) return
     const {rows, result} = failed
-    const attempts = rows[0].attempts + 1
     // each row of a batch counts its own attempts: one that joined the batch late is not
     // dead-lettered with the head but stays owed on its own schedule (and heads the next batch)
     let dead = 0
@@ -278,7 +277,7 @@ export function startDeliveries(system: {config: Config; store: Store; log: Logg
     stats.dead += dead
     if (nextHead !== undefined) nextLook.set(webhook.id, nextHead)
     // the origin only: a receiver's path or query may carry its own tokens
-    log.warn({webhook: webhook.id, to: new URL(webhook.url).origin, deliveries: rows.map((r) => r.id), attempts, dead, error: result.error}, 'webhook delivery failed')
+    log.warn({webhook: webhook.id, to: new URL(webhook.url).origin, deliveries: rows.map((r) => r.id), attempts: rows.map((r) => r.attempts + 1), dead, error: result.error}, 'webhook delivery failed')
   }
 
   releaseDeadLocalLeases(store, log)
