@@ -8,6 +8,8 @@ export interface GeofenceEngine {
   /** Enabled geofences of the environment whose bbox comes within `m` metres of lng/lat. */
   near(live: boolean, lng: number, lat: number, m: number): Fence[]
   get(live: boolean, id: string): Fence | undefined
+  /** The enabled geofence of the environment with this tag and externalId. */
+  keyed(live: boolean, tag: string, externalId: string): Fence | undefined
   size(live: boolean): number
   /**
    * Changes whenever a Fence object may have been replaced (changes applied, a rebuild): Fences
@@ -116,6 +118,7 @@ export const geofenceEngine = followed((store: Store) => {
     },
     near: (live: boolean, lng: number, lat: number, m: number) => envs[live ? 1 : 0].search(lng, lat, m),
     get: (live: boolean, id: string) => envs[live ? 1 : 0].byId.get(id),
+    keyed: (live: boolean, tag: string, externalId: string) => envs[live ? 1 : 0].keyed(tag, externalId),
     size: (live: boolean) => envs[live ? 1 : 0].size,
     generation: () => generation,
     async settled() {

@@ -44,6 +44,8 @@ const NODE_SIZE = 16
  */
 export class EnvIndex {
   byId = new Map<string, Fence>()
+  /** By tag, then externalId (unique within a tag per environment): a trip's destination. */
+  private byTag = new Map<string, Map<string, Fence>>()
   /** The tree's fences in leaf order. */
   private fences: Fence[] = []
   /**
@@ -66,8 +68,11 @@ export class EnvIndex {
   touched = 0
 
   put(fence: Fence): void {
-    this.drop(this.byId.get(fence.id))
+    const old = this.byId.get(fence.id)
+    this.drop(old)
+    this.unkey(old)
     this.byId.set(fence.id, fence)
+    this.key(fence)
     this.changed.add(fence.id)
     this.overlay.set(fence.id, fence)
   }
@@ -76,6 +81,7 @@ export class EnvIndex {
     const fence = this.byId.get(id)
     if (!fence) return
     this.drop(fence)
+    this.unkey(fence)
     this.byId.delete(id)
     this.changed.add(id)
     this.overlay.delete(id)
@@ -83,6 +89,27 @@ export class EnvIndex {
 
   private drop(fence: Fence | undefined): void {
     if (fence && fence.slot >= 0 && this.fences[fence.slot] === fence) this.dead[fence.slot] = 1
+  }
+
+  /** The geofence with this tag and externalId. */
+  keyed(tag: string, externalId: string): Fence | undefined {
+    return this.byTag.get(tag)?.get(externalId)
+  }
+
+  private key(fence: Fence): void {
+    if (fence.tag === null || fence.externalId === null) return
+    let inTag = this.byTag.get(fence.tag)
+    if (!inTag) this.byTag.set(fence.tag, (inTag = new Map()))
+    inTag.set(fence.externalId, fence)
+  }
+
+  /** Only while the key is still this fence's: changes are applied one geofence at a time, so another may have taken it already. */
+  private unkey(fence: Fence | undefined): void {
+    if (!fence || fence.tag === null || fence.externalId === null) return
+    const inTag = this.byTag.get(fence.tag)
+    if (inTag?.get(fence.externalId) !== fence) return
+    inTag.delete(fence.externalId)
+    if (inTag.size === 0) this.byTag.delete(fence.tag)
   }
 
   /**
@@ -122,6 +149,7 @@ export class EnvIndex {
     for (let k = 0, at = 0; k < all.length; k++) {
       const f = {...all[this.links[k]]}
       this.byId.set(f.id, f)
+      this.key(f)
       const length = shapeLength(f.geo, f.at)
       geo.set(f.geo.subarray(f.at, f.at + length), at)
       f.geo = geo

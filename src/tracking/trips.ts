@@ -4,6 +4,7 @@ import {haversine} from '../geofences/confidence.js'
 import type {Mode} from '../routing/profile.js'
 import type {Routing} from '../routing/system.js'
 import type {Fence} from '../geofences/fence.js'
+import {geofenceEngine} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
 import {newId} from '../store/ids.js'
 import {newestRowSql} from '../store/newest.js'
@@ -12,6 +13,7 @@ import type {Tx} from '../store/write.js'
 import {destinationOf} from '../trips/destination.js'
 import {TRIP_COLUMNS, type TripRow} from '../trips/json.js'
 import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
+import {approachingThreshold, destinationFence} from '../trips/threshold.js'
 import {addTripLocation} from '../trips/write.js'
 import type {UserRow} from '../users/json.js'
 import type {TrackInput} from './input.js'
@@ -89,9 +91,8 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
   if (trip.destination_lng !== null && trip.destination_lat !== null) {
     const eta = etaOf([fix.lng, fix.lat], [trip.destination_lng, trip.destination_lat], trip.mode, step.routing)
     Object.assign(set, {eta_duration: eta.duration, eta_distance: eta.distance, eta_source: eta.source})
-    const destination = trip.destination_geofence_tag === null ? undefined
-      : step.inside.find((f) => f.tag === trip!.destination_geofence_tag && f.externalId === trip!.destination_geofence_external_id)
-    const threshold = trip.approaching_threshold ?? destination?.tripApproachingThreshold ?? settings['trips.approachingThreshold']
+    const destination = destinationFence(geofenceEngine(tx.store), trip)
+    const threshold = approachingThreshold(trip, destination, settings)
     if (trip.scheduled_arrival_at) {
       const scheduled = Date.parse(trip.scheduled_arrival_at)
       const late = (fix.at.getTime() + eta.duration * 60_000 - scheduled) / 60_000
@@ -99,7 +100,7 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
       set.delayed = late > settings['trips.delayThreshold'] ? 1 : 0
       if (!trip.order_fired_at && fix.at.getTime() >= scheduled - threshold * 60_000) set.order_fired_at = at
     }
-    if (destination && status !== 'arrived') {
+    if (destination && status !== 'arrived' && step.inside.some((f) => f.id === destination.id)) {
       Object.assign(set, {status: 'arrived', arrived_at: trip.arrived_at ?? at})
     } else if (status === 'started' && eta.duration <= threshold) {
       set.status = 'approaching'

@@ -185,6 +185,64 @@ describe('geofence engine', () => {
     expectSameAsBrute(s.store, random, 80)
   }, 30_000)
 
+  it('keyed finds the enabled geofence of a tag and externalId, through changes, disabling, deletion and both rebuilds', async () => {
+    const circle = (tag: string, externalId: string, extra: Record<string, unknown> = {}) =>
+      geofenceInputSchema.parse({description: `${tag}/${externalId}`, type: 'circle', coordinates: [7.42, 43.73], radius: 50, tag, externalId, ...extra})
+    const at = (live: boolean, tag: string, externalId: string) => geofenceEngine(s.store).keyed(live, tag, externalId)?.summary.description ?? null
+    /** Every pair's answer against the store's enabled rows, and each keyed fence the one `get` holds. */
+    const expectKeyedAsStore = (gone: Array<[string, string]>) => {
+      const engine = geofenceEngine(s.store)
+      for (const row of rows(s.store).filter((g) => g.tag !== 'bulk2' || g.external_id!.endsWith('00'))) {
+        const fence = engine.keyed(row.live === 1, row.tag!, row.external_id!)
+        expect(fence?.id ?? null, `${row.tag}/${row.external_id}`).toBe(row.enabled === 1 ? row.id : null)
+        if (fence) expect(engine.get(row.live === 1, row.id)).toBe(fence)
+      }
+      for (const [tag, externalId] of gone) expect(at(false, tag, externalId), `${tag}/${externalId}`).toBeNull()
+    }
+    // the first build, from the store
+    const bulk = write(s.store, (tx) => {
+      insertGeofence(tx, false, circle('store', 'a'))
+      insertGeofence(tx, false, circle('store', 'b'))
+      insertGeofence(tx, true, circle('store', 'a', {description: 'live a'}))
+      return Array.from({length: 301}, (_, i) => insertGeofence(tx, false, circle('bulk', `${i}`)).id)
+    })
+    expect([at(false, 'store', 'a'), at(true, 'store', 'a'), at(false, 'store', 'c'), at(false, 'nope', 'a')]).toEqual(['store/a', 'live a', null, null])
+    expectKeyedAsStore([])
+
+    // a new externalId, a disabled geofence, a deleted one, and the freed pair taken by another
+    const [a, b] = ['a', 'b'].map((externalId) => rows(s.store).find((g) => g.live === 0 && g.external_id === externalId)!)
+    await updateGeofenceById(s.store, false, a.id, circle('store', 'a2'))
+    await updateGeofenceById(s.store, false, b.id, circle('store', 'b', {enabled: false}))
+    await deleteGeofence(s.store, false, {tag: 'bulk', externalId: '0'})
+    await createGeofence(s.store, false, circle('store', 'a', {description: 'new a'}))
+    expect([at(false, 'store', 'a'), at(false, 'store', 'a2'), at(false, 'store', 'b'), at(true, 'store', 'a')]).toEqual(['new a', 'store/a2', null, 'live a'])
+    expectKeyedAsStore([['bulk', '0']])
+
+    // a tree rebuild from memory, past the overlay's 256 changes
+    for (let i = 1; i <= 300; i++) await updateGeofenceById(s.store, false, bulk[i], circle('bulk', `moved-${i}`))
+    await geofenceEngine(s.store).settled()
+    expectKeyedAsStore([['bulk', '0'], ['bulk', '1'], ['bulk', '300']])
+
+    // a background rebuild from the store (past the feed's threshold of changes at once), its first slice read before one write where a geofence
+    // gives up a pair that another, changed earlier in that write, then takes: the rebuild reads
+    // both again once done, the taker first, and the giver must not drop the taker's pair
+    write(s.store, (tx) => {
+      for (let i = 0; i < 6000; i++) insertGeofence(tx, false, circle('bulk2', `${i}`))
+    })
+    geofenceEngine(s.store)
+    for (let i = 0; i < 3; i++) await new Promise(setImmediate)
+    const [giver, taker] = ['a2', 'moved-1'].map((externalId) => rows(s.store).find((g) => g.external_id === externalId)!)
+    write(s.store, (tx) => {
+      const set = (id: string, values: Record<string, unknown>) => tx.run(s.store.db.updateTable('geofences').set(values).where('id', '=', id))
+      set(taker.id, {description: 'taker'})
+      set(giver.id, {external_id: 'given'})
+      set(taker.id, {tag: 'store', external_id: 'a2'})
+    })
+    await geofenceEngine(s.store).settled()
+    expect([at(false, 'store', 'a2'), at(false, 'store', 'given'), at(false, 'bulk', 'moved-1')]).toEqual(['taker', 'store/a2', null])
+    expectKeyedAsStore([['bulk', 'moved-1']])
+  }, 30_000)
+
   it('polygon shares at the edges of the exact shortcuts (the disc inside the largest inner circle, outside the smallest outer one) equal ringShare', () => {
     const random = seeded(11)
     write(s.store, (tx) => {
