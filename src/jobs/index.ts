@@ -2,6 +2,7 @@ import {geofenceExpiryJob} from '../geofences/expiry.js'
 import {changePruneJob} from '../store/prune.js'
 import type {System} from '../system.js'
 import {tripExpiryJob} from '../trips/expiry.js'
+import {tripOrderJob} from '../trips/orders.js'
 
 /** Work `loc serve` repeats on a timer. Each run must be idempotent and quick; errors are logged, never fatal. */
 export interface Job {
@@ -10,7 +11,7 @@ export interface Job {
   run(system: System, now: Date): unknown
 }
 
-export const jobs: Job[] = [geofenceExpiryJob, tripExpiryJob, changePruneJob]
+export const jobs: Job[] = [geofenceExpiryJob, tripExpiryJob, tripOrderJob, changePruneJob]
 
 export interface Jobs {
   /** Clears the timers and waits for runs in progress. */

@@ -4,7 +4,6 @@ import {haversine} from '../geofences/confidence.js'
 import type {Mode} from '../routing/profile.js'
 import type {Routing} from '../routing/system.js'
 import type {Fence} from '../geofences/fence.js'
-import {geofenceEngine} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
 import {newId} from '../store/ids.js'
 import {newestRowSql} from '../store/newest.js'
@@ -13,7 +12,7 @@ import type {Tx} from '../store/write.js'
 import {destinationOf} from '../trips/destination.js'
 import {TRIP_COLUMNS, type TripRow} from '../trips/json.js'
 import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
-import {approachingThreshold, destinationFence} from '../trips/threshold.js'
+import {approachingThreshold, destinationFence, orderDue} from '../trips/threshold.js'
 import {addTripLocation} from '../trips/write.js'
 import type {UserRow} from '../users/json.js'
 import type {TrackInput} from './input.js'
@@ -88,17 +87,16 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
     }
   }
   const status = set.status ?? trip.status
+  const destination = destinationFence(tx.store, trip)
+  const threshold = approachingThreshold(trip, destination, settings)
+  if (orderDue(trip, threshold, fix.at.getTime())) set.order_fired_at = at
   if (trip.destination_lng !== null && trip.destination_lat !== null) {
     const eta = etaOf([fix.lng, fix.lat], [trip.destination_lng, trip.destination_lat], trip.mode, step.routing)
     Object.assign(set, {eta_duration: eta.duration, eta_distance: eta.distance, eta_source: eta.source})
-    const destination = destinationFence(geofenceEngine(tx.store), trip)
-    const threshold = approachingThreshold(trip, destination, settings)
     if (trip.scheduled_arrival_at) {
-      const scheduled = Date.parse(trip.scheduled_arrival_at)
-      const late = (fix.at.getTime() + eta.duration * 60_000 - scheduled) / 60_000
+      const late = (fix.at.getTime() + eta.duration * 60_000 - Date.parse(trip.scheduled_arrival_at)) / 60_000
       set.scheduled_arrival_time_delay = Math.max(0, Math.round(late * 100) / 100)
       set.delayed = late > settings['trips.delayThreshold'] ? 1 : 0
-      if (!trip.order_fired_at && fix.at.getTime() >= scheduled - threshold * 60_000) set.order_fired_at = at
     }
     if (destination && status !== 'arrived' && step.inside.some((f) => f.id === destination.id)) {
       Object.assign(set, {status: 'arrived', arrived_at: trip.arrived_at ?? at})

@@ -1,6 +1,7 @@
 import type {Fence} from '../geofences/fence.js'
-import type {GeofenceEngine} from '../geofences/index.js'
+import {geofenceEngine} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
+import type {Store} from '../store/db.js'
 import type {TripRow} from './json.js'
 
 /**
@@ -8,9 +9,9 @@ import type {TripRow} from './json.js'
  * without a destination, or when that geofence is disabled or gone since (as for arrival, tracking
  * then knows no such geofence).
  */
-export function destinationFence(engine: GeofenceEngine, trip: Pick<TripRow, 'live' | 'destination_geofence_tag' | 'destination_geofence_external_id'>): Fence | undefined {
+export function destinationFence(store: Store, trip: Pick<TripRow, 'live' | 'destination_geofence_tag' | 'destination_geofence_external_id'>): Fence | undefined {
   const tag = trip.destination_geofence_tag, externalId = trip.destination_geofence_external_id
-  return tag === null || externalId === null ? undefined : engine.keyed(trip.live === 1, tag, externalId)
+  return tag === null || externalId === null ? undefined : geofenceEngine(store).keyed(trip.live === 1, tag, externalId)
 }
 
 /**
@@ -20,4 +21,12 @@ export function destinationFence(engine: GeofenceEngine, trip: Pick<TripRow, 'li
  */
 export function approachingThreshold(trip: Pick<TripRow, 'approaching_threshold'>, destination: Fence | undefined, settings: Settings): number {
   return trip.approaching_threshold ?? destination?.tripApproachingThreshold ?? settings['trips.approachingThreshold']
+}
+
+/**
+ * Whether a trip's order fires at `at` (epoch ms): it has a `scheduledArrivalAt`, its order has not
+ * fired, and `at` has reached `scheduledArrivalAt` less `threshold` minutes (DECISIONS, trips).
+ */
+export function orderDue(trip: Pick<TripRow, 'scheduled_arrival_at' | 'order_fired_at'>, threshold: number, at: number): boolean {
+  return trip.scheduled_arrival_at !== null && trip.order_fired_at === null && at >= Date.parse(trip.scheduled_arrival_at) - threshold * 60_000
 }

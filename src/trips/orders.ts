@@ -1,0 +1,44 @@
+import {geofenceEngine} from '../geofences/index.js'
+import type {Job} from '../jobs/index.js'
+import {getSettings} from '../project/settings.js'
+import type {Store} from '../store/db.js'
+import {writeGrouped} from '../store/write.js'
+import {OPEN_STATUSES} from './status.js'
+import {approachingThreshold, destinationFence, orderDue} from './threshold.js'
+
+/**
+ * Fires the orders that came due with no track to fire them (a device gone quiet, a trip not yet
+ * started): open trips (pending, started, approaching, arrived, as a track fires them) whose
+ * `scheduledArrivalAt` less their approaching threshold is past get `orderFiredAt` = `now`, once.
+ * No event (the spec has none for it), and `updatedAt` stays: it is the last location update.
+ * Returns how many fired. Through group commit, as the expiry job.
+ */
+export async function fireOrders(store: Store, now: Date): Promise<number> {
+  const {db} = store
+  const at = now.getTime(), stamp = now.toISOString()
+  let fired = 0
+  // built (its first build blocks) and caught up here, not inside the write holding the lock
+  geofenceEngine(store)
+  for (const live of [false, true]) {
+    const settings = getSettings(store, live)
+    fired += await writeGrouped(store, (tx) => {
+      const waiting = tx.all(db.selectFrom('trips')
+        .select(['id', 'live', 'approaching_threshold', 'scheduled_arrival_at', 'order_fired_at', 'destination_geofence_tag', 'destination_geofence_external_id'])
+        .where('live', '=', live ? 1 : 0).where('status', 'in', OPEN_STATUSES)
+        .where('order_fired_at', 'is', null).where('scheduled_arrival_at', 'is not', null))
+      const due = waiting.filter((trip) => orderDue(trip, approachingThreshold(trip, destinationFence(store, trip), settings), at))
+      for (const {id} of due) tx.run(db.updateTable('trips').set({order_fired_at: stamp}).where('id', '=', id))
+      return due.length
+    })
+  }
+  return fired
+}
+
+export const tripOrderJob: Job = {
+  name: 'trip-orders',
+  everyMs: 60_000,
+  async run({store}, now) {
+    const fired = await fireOrders(store, now)
+    return fired ? {fired} : undefined
+  },
+}
