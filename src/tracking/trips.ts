@@ -106,7 +106,9 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
   }
   const updated = tx.get(db.updateTable('trips').set(set).where('id', '=', trip.id).returningAll())!
   addTripLocation(tx, trip.id, fix.lng, fix.lat, at)
-  if (trip.status === 'pending') events.push({type: 'user.started_trip', trip: updated})
+  // each event carries the trip as it stood at its transition: a first fix already within the
+  // threshold (or inside the destination) starts the trip before it approaches (or arrives)
+  if (trip.status === 'pending') events.push({type: 'user.started_trip', trip: {...updated, status: 'started', arrived_at: trip.arrived_at}})
   else if (updated.status !== 'arrived' || trip.status !== 'arrived') events.push({type: 'user.updated_trip', trip: updated})
   if (updated.status === 'approaching' && trip.status !== 'approaching') events.push({type: 'user.approaching_trip_destination', trip: updated})
   if (updated.status === 'arrived' && trip.status !== 'arrived') events.push({type: 'user.arrived_at_trip_destination', trip: updated})

@@ -354,6 +354,28 @@ describe('POST /v1/track with tripOptions', () => {
     expect(ok.body.user.trip).toMatchObject({externalId: 'o3', status: 'approaching', destinationLocation: {type: 'Point', coordinates: [7.42, 43.735]}})
   })
 
+  it('each trip event carries the trip as it stood at its transition: a first fix already within the threshold, or inside the destination', async () => {
+    const at = new Date(Date.now() - 1000).toISOString()
+    const first = async (deviceId: string, position: {latitude: number; longitude: number}) => {
+      const res = await track({...position, accuracy: 5, updatedAt: at, deviceId, userId: deviceId, tripOptions: {externalId: deviceId, destinationGeofenceTag: 'dock', destinationGeofenceExternalId: '1'}})
+      expect(res.status).toBe(200)
+      const stored = await server.call('GET', `/v1/events?userId=${deviceId}`, {key: server.keys.testSk})
+      expect(stored.body.events.reverse()).toEqual(res.body.events)
+      return {trip: res.body.user.trip.status, events: res.body.events.map((e: any) => [e.type, e.trip && [e.trip.status, e.trip.arrivedAt ?? null, e.trip.eta]])}
+    }
+    const eta = {duration: 1.97, distance: 1640, source: 'straightLine'}
+    expect(await first('first-near', FIX)).toEqual({trip: 'approaching', events: [
+      ['user.started_trip', ['started', null, eta]],
+      ['user.approaching_trip_destination', ['approaching', null, eta]],
+    ]})
+    const there = {duration: 0, distance: 0, source: 'straightLine'}
+    expect(await first('first-inside', {latitude: 43.735, longitude: 7.42})).toEqual({trip: 'arrived', events: [
+      ['user.entered_geofence', undefined],
+      ['user.started_trip', ['started', null, there]],
+      ['user.arrived_at_trip_destination', ['arrived', at, there]],
+    ]})
+  })
+
   it('a refused track in a group commit leaves the tracks committed with it alone', async () => {
     const [bad, good] = await Promise.all([
       track({...FIX, deviceId: 'tb1', tripOptions: {externalId: 'o4', destinationGeofenceTag: 'nope', destinationGeofenceExternalId: 'nope'}}),
