@@ -116,9 +116,13 @@ export function updateTrip(store: Store, live: boolean, ref: string, input: Trip
   })
 }
 
+/**
+ * The stamps of a move into `status`: ending stamps completedAt/endedAt and keeps arrivedAt; an open
+ * status clears those two, and arrivedAt too unless it is `arrived` (stamped when not yet).
+ */
 function statusStamps(trip: TripRow, status: TripStatus, now: string): Updateable<TripTable> {
   if (ENDED_STATUSES.includes(status)) return {status, completed_at: now, ended_at: now}
-  return {status, completed_at: null, ended_at: null, ...(status === 'arrived' && !trip.arrived_at ? {arrived_at: now} : {})}
+  return {status, completed_at: null, ended_at: null, arrived_at: status === 'arrived' ? (trip.arrived_at ?? now) : null}
 }
 
 /** The events of a status move, and the one-active-trip-per-user rule. */

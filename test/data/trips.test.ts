@@ -143,6 +143,21 @@ describe('PATCH /v1/trips/:id/update', () => {
     expect((await s.call('GET', `/v1/trips/${trip._id}`, {key: s.keys.testSk})).body.trip.status).toBe('completed')
   })
 
+  it('a move back to pending, started or approaching clears arrivedAt (it has not arrived any more); arriving again stamps it anew, ending keeps it', async () => {
+    expect((await create({externalId: 'back-and-forth'})).status).toBe(200)
+    const steps: Array<[string, string | null]> = []
+    for (const status of ['arrived', 'started', 'arrived', 'completed', 'approaching', 'arrived', 'arrived', 'pending', 'canceled']) {
+      const trip = (await update('back-and-forth', {status})).body.trip
+      steps.push([status, trip.arrivedAt ?? null])
+    }
+    const stamps = steps.map(([, at]) => at)
+    expect(steps).toEqual([
+      ['arrived', stamps[0]], ['started', null], ['arrived', stamps[2]], ['completed', stamps[2]],
+      ['approaching', null], ['arrived', stamps[5]], ['arrived', stamps[5]], ['pending', null], ['canceled', null],
+    ])
+    expect([typeof stamps[0], stamps[0]! < stamps[2]!, stamps[2]! < stamps[5]!]).toEqual(['string', true, true])
+  })
+
   it('starting a trip cancels the user\'s other active trip', async () => {
     const a = await create({externalId: 'first', userId: 'driver'})
     await update('first', {status: 'started'})
