@@ -97,8 +97,8 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
       res.keyId = request.auth.id
       if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res, true)
       // the limit before the body: an over-limit caller costs no body read and cannot turn its 429 into a 400.
-      // Limits per key and device wait for the body only when the device is in neither a header nor the query.
-      const early = !needsBody(route.group, request)
+      // Track's limit waits for the body: it counts the device the body names.
+      const early = !needsBody(route.group)
       if (early) route.limit(request, res)
       readBody(req, limitBytes).then((body) => {
         request.body = body

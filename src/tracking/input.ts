@@ -3,7 +3,20 @@ import {halfMissing} from '../trips/destination.js'
 import {bool, datetime, int, latLng, metadata, num, range} from '../validate.js'
 
 const text = (max: number) => z.string().max(max, {message: `string up to ${max} characters`})
-const id = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1, {message: 'non-empty string'}).max(256, {message: 'string up to 256 characters'}))
+const ID_MAX = 256
+/** Identifiers take a number as its decimal string (docs/api/tracking.md). */
+const idText = (v: unknown) => (typeof v === 'number' ? String(v) : v)
+const id = z.preprocess(idText, z.string().min(1, {message: 'non-empty string'}).max(ID_MAX, {message: `string up to ${ID_MAX} characters`}))
+
+/**
+ * The device a track body is stored under, read without zod before the body is validated (the
+ * rate limit counts per device); undefined when the body will be refused for its `deviceId`.
+ */
+export function trackDeviceOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
+  const device = idText((body as {deviceId?: unknown}).deviceId)
+  return typeof device === 'string' && device.length > 0 && device.length <= ID_MAX ? device : undefined
+}
 
 /** A beacon the device ranges now (DECISIONS: by `_id`, or by its iBeacon or Eddystone identity). */
 const rangedBeacon = z.object({

@@ -462,17 +462,48 @@ describe('POST /v1/track with tripOptions', () => {
 })
 
 describe('track rate limit', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({rateLimits: {track: 1, data: 100, search: 100, config: 100, geocode: 100, ipGeocode: 100, searchPlaces: 100, validate: 100, matrix: 100, routing: 100, staticMaps: 10}})
+  })
+  afterAll(() => server.stop())
+  const send = (body: unknown, headers: Record<string, string> = {}, query = '') => server.call('POST', `/v1/track${query}`, {key: server.keys.testPk, body, headers})
+  /** Waits until the rest of this wall-clock second leaves room for a few requests. */
+  const secondStart = async () => {
+    while (Date.now() % 1000 > 600) await new Promise((r) => setTimeout(r, 50))
+  }
+
   it('counts per key and device: a second track of one device in the same second is 429, another device is not', async () => {
-    const server = await startTestServer({rateLimits: {track: 1, data: 100, search: 100, config: 100, geocode: 100, ipGeocode: 100, searchPlaces: 100, validate: 100, matrix: 100, routing: 100, staticMaps: 10}})
-    try {
-      const send = (deviceId: string) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId}})
-      // stay inside one wall-clock second
-      while (Date.now() % 1000 > 700) await new Promise((r) => setTimeout(r, 50))
-      const [a, b, c] = [await send('one'), await send('one'), await send('two')]
-      expect([a.status, b.status, c.status]).toEqual([200, 429, 200])
-      expect(b.headers.get('retry-after')).toBe('1')
-    } finally {
-      await server.stop()
-    }
+    await secondStart()
+    const [a, b, c] = [await send({...MONACO, deviceId: 'one'}), await send({...MONACO, deviceId: 'one'}), await send({...MONACO, deviceId: 'two'})]
+    expect([a.status, b.status, c.status]).toEqual([200, 429, 200])
+    expect(b.headers.get('retry-after')).toBe('1')
+  })
+
+  it('counts a numeric deviceId as the device its decimal string names', async () => {
+    await secondStart()
+    const statuses = []
+    for (const deviceId of [7001, 7002, 7003, 7001, '7002']) statuses.push((await send({...MONACO, deviceId})).status)
+    expect(statuses).toEqual([200, 200, 200, 429, 429])
+  })
+
+  it('counts the device the track is stored under, whatever X-Radar-Device-Id or ?deviceId name', async () => {
+    await secondStart()
+    const statuses = [
+      (await send({...MONACO, deviceId: 'victim-9'}, {'x-radar-device-id': 'spoof-1'})).status,
+      (await send({...MONACO, deviceId: 'victim-9'}, {'x-radar-device-id': 'spoof-2'})).status,
+      (await send({...MONACO, deviceId: 'victim-9'}, {}, '?deviceId=spoof-3')).status,
+      // and a header naming a device over its limit does not refuse another device's track
+      (await send({...MONACO, deviceId: 'other-9'}, {'x-radar-device-id': 'victim-9'})).status,
+    ]
+    expect(statuses).toEqual([200, 429, 429, 200])
+  })
+
+  it('answers 400, never 429, to bodies without a usable deviceId, however many come in a second', async () => {
+    await secondStart()
+    const bodies: unknown[] = [{...MONACO}, {...MONACO}, {...MONACO, deviceId: ''}, {...MONACO, deviceId: true}, {...MONACO, deviceId: 'x'.repeat(300)}, null, [MONACO], 'null', '[]']
+    const answers = []
+    for (const body of bodies) answers.push((await send(body)).status)
+    expect(answers).toEqual(bodies.map(() => 400))
   })
 })
