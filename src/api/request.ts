@@ -8,7 +8,7 @@ export interface ApiRequest {
   params: Record<string, string>
   /** The query string parsed with nesting (`metadata[key]=value`). */
   query: Record<string, unknown>
-  /** The JSON or form body; undefined when the request has none. */
+  /** The JSON or form body as sent (`null`, an array, ...); `{}` when a request that may have one has none, undefined on GET/HEAD. */
   body: unknown
   headers: IncomingHttpHeaders
   ip: string

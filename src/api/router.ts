@@ -101,7 +101,8 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
       const early = !needsBody(route.group)
       if (early) route.limit(request, res)
       readBody(req, limitBytes).then((body) => {
-        request.body = body
+        // no body reads as {} (each schema names its first missing field); JSON null stays null, refused as a non-object
+        request.body = body === undefined ? {} : body
         respond(route, request, res, !early)
       }, fail)
     } catch (error) {

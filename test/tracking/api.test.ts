@@ -233,6 +233,17 @@ describe('POST /v1/track', () => {
     expect([count('users'), count('events')]).toEqual([users, events])
   })
 
+  it('refuses a body that is not an object, null too, as "body: must be an object", on every route', async () => {
+    const users = count('users')
+    for (const body of ['null', '[]', '5', '"x"', 'true']) {
+      const res = await track(body)
+      expect(res.body.meta, body).toMatchObject({code: 400, error: 'invalid_parameter', param: 'body', message: 'body: must be an object'})
+      const geofence = await server.call('POST', '/v1/geofences', {key: server.keys.testSk, body})
+      expect(geofence.body.meta, body).toMatchObject({code: 400, param: 'body', message: 'body: must be an object'})
+    }
+    expect(count('users')).toBe(users)
+  })
+
   it('survives a seeded fuzz of bad values: every answer is 200 or 400, never a fault', async () => {
     let seed = 42
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)

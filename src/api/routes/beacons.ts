@@ -22,19 +22,19 @@ export function beaconsRoutes(api: Api): void {
   })
 
   api.route('post', '/beacons', opts, async (req) => {
-    const result = await createBeacon(store, req.auth.live, parse(beaconCreateSchema, req.body ?? {}))
+    const result = await createBeacon(store, req.auth.live, parse(beaconCreateSchema, req.body))
     return one(result.row)
   })
 
   api.route('put', '/beacons/:id', opts, async (req) => {
-    const result = await updateBeacon(store, req.auth.live, String(req.params.id), parse(beaconUpdateSchema, req.body ?? {}))
+    const result = await updateBeacon(store, req.auth.live, String(req.params.id), parse(beaconUpdateSchema, req.body))
     if (!result) throw refuse.notFound('beacon')
     return one(result.row)
   })
 
   api.route('put', '/beacons/:tag/:externalId', opts, async (req) => {
     const {tag, externalId} = req.params as {tag: string; externalId: string}
-    const input = {...parse(beaconUpsertSchema, req.body ?? {}), tag, externalId}
+    const input = {...parse(beaconUpsertSchema, req.body), tag, externalId}
     return one((await upsertBeaconByTag(store, req.auth.live, tag, externalId, input)).row)
   })
 

@@ -14,7 +14,7 @@ export function eventsRoutes(api: Api): void {
   const one = (row: Parameters<typeof eventJson>[0]) => ({meta: {code: 200}, event: eventJson(row)})
 
   api.route('post', '/events', {auth: 'P', limit: 'data'}, async (req) => {
-    return one(await logConversion(store, req.auth.live, parse(conversionSchema, req.body ?? {})))
+    return one(await logConversion(store, req.auth.live, parse(conversionSchema, req.body)))
   })
 
   api.route('get', '/events', secret, async (req) => {
@@ -34,7 +34,7 @@ export function eventsRoutes(api: Api): void {
   })
 
   api.route('put', '/events/:id/verification', secret, async (req) => {
-    const input = parse(verificationSchema, req.body ?? {})
+    const input = parse(verificationSchema, req.body)
     const row = await verifyEvent(store, req.auth.live, String(req.params.id), input.verification, input.verifiedPlaceId, api.ctx.map)
     if (!row) throw refuse.notFound('event')
     return one(row)

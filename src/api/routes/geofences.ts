@@ -28,7 +28,7 @@ export function geofencesRoutes(api: Api): void {
   const {store} = api.ctx
   const S = {auth: 'S', limit: 'data'} as const
   const schema = geofenceInputSchemaFor(api.ctx)
-  const input = (req: ApiRequest): GeofenceInput => parse(schema, req.body ?? {})
+  const input = (req: ApiRequest): GeofenceInput => parse(schema, req.body)
 
   api.route('get', '/geofences', S, async (req) => {
     const {tag, externalId, ...page} = parse(geofenceListQuery, req.query)

@@ -12,6 +12,6 @@ export function routeRoutes(api: Api): void {
   api.route('get', '/route/distance', routing, async (req) => ({meta: {code: 200}, ...routeDistance(map, parse(distanceQuery, req.query))}))
   api.route('get', '/route/matrix', matrix, async (req) => ({meta: {code: 200}, ...routeMatrix(map, parse(matrixQuery, req.query))}))
   api.route('get', '/route/directions', routing, async (req) => ({meta: {code: 200}, ...routeDirections(map, parse(directionsQuery, req.query))}))
-  api.route('post', '/route/match', routing, async (req) => ({meta: {code: 200}, ...matchTrace(map, parse(matchBody, req.body ?? {}))}))
+  api.route('post', '/route/match', routing, async (req) => ({meta: {code: 200}, ...matchTrace(map, parse(matchBody, req.body))}))
   api.route('get', '/route/optimize', routing, async (req) => ({meta: {code: 200}, ...routeOptimize(map, parse(optimizeQuery, req.query))}))
 }

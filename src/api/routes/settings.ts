@@ -14,7 +14,7 @@ export function settingsRoutes(api: Api): void {
   api.route('get', '/settings', {auth: 'S', limit: 'data'}, (req) => body(req.auth.live))
 
   api.route('patch', '/settings', {auth: 'S', limit: 'data'}, async (req) => {
-    await setSettings(store, req.auth.live, parse(placesSettingsPatch, req.body ?? {}))
+    await setSettings(store, req.auth.live, parse(placesSettingsPatch, req.body))
     return body(req.auth.live)
   })
 }

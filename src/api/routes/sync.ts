@@ -12,7 +12,7 @@ export function syncRoutes(api: Api): void {
 
   api.route('post', '/geofences/sync', S, async (req) => {
     const {live} = req.auth
-    const {sourceId} = parse(syncStartSchema, req.body ?? {})
+    const {sourceId} = parse(syncStartSchema, req.body)
     let source
     if (sourceId !== undefined) {
       source = syncSource(store, sourceId)

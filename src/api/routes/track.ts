@@ -13,7 +13,7 @@ export function trackRoutes(api: Api): void {
   const {store, map} = api.ctx
   const deps = {store, map, routing: etaFromRouting(api.ctx.routing)}
   api.route('post', '/track', {auth: 'P', limit: 'track'}, async (req) => {
-    const input = parse(trackSchema, req.body ?? {})
+    const input = parse(trackSchema, req.body)
     const {events, userText} = await track(deps, req.auth.live, input, req.ip)
     return new JsonText(`{"meta":{"code":200},"events":[${events.map(eventJsonText).join(',')}],"user":${userText}}`)
   })

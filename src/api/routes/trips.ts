@@ -21,11 +21,11 @@ export function tripsRoutes(api: Api): void {
   }
 
   api.route('post', '/trips', publishable, async (req) => {
-    return one(await createTrip(store, req.auth.live, parse(tripCreateSchema, req.body ?? {})))
+    return one(await createTrip(store, req.auth.live, parse(tripCreateSchema, req.body)))
   })
 
   api.route('patch', '/trips/:id/update', publishable, async (req) => {
-    const input = parse(tripUpdateSchema, req.body ?? {})
+    const input = parse(tripUpdateSchema, req.body)
     return one(await updateTrip(store, req.auth.live, String(req.params.id), input))
   })
 

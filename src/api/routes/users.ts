@@ -18,7 +18,7 @@ export function usersRoutes(api: Api): void {
   })
 
   api.route('post', '/users/refresh', opts, async (req) => {
-    const input = parse(refreshSchema, req.body ?? {})
+    const input = parse(refreshSchema, req.body)
     // No push credentials can be configured yet, so every user lands in `failed` (DECISIONS).
     const result = await refreshUsers(store, req.auth.live, input.userIds, input.type, null)
     return {meta: {code: 200}, ...result}
