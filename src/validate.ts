@@ -10,11 +10,25 @@ import './zod-messages.js'
  * (`"12.5"`, `"true"`, `"a,b|c"`).
  */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input)
+  const result = schema.safeParse(input, {reportInput: true})
   if (result.success) return result.data
   const issue = result.error.issues[0]
   const param = issue.path.length ? issue.path.map(String).join('.') : 'body'
-  throw refuse.invalid(param, issue.message)
+  throw refuse.invalid(param, listForOne(issue) ? ONCE : issue.message)
+}
+
+/** The statement for a list where one value is taken: a repeated query or form parameter, `a[]=`, a JSON array. */
+export const ONCE = 'must be given once, as a single value (not repeated, not a list)'
+
+const CONTAINERS: ReadonlySet<string> = new Set(['array', 'tuple', 'object', 'record', 'map', 'set'])
+
+/**
+ * Whether an issue is a list given where one value is taken. Query strings and forms turn a repeated
+ * parameter into a list, which every scalar schema would refuse as not its type ("must be a number").
+ */
+function listForOne(issue: z.core.$ZodIssue): boolean {
+  if (!Array.isArray(issue.input)) return false
+  return issue.code === 'invalid_value' || (issue.code === 'invalid_type' && !CONTAINERS.has(issue.expected))
 }
 
 /**
@@ -182,7 +196,12 @@ const DATE_STATEMENT = 'must be a date or an ISO 8601 date string (2024-05-01T12
 /** `latitude,longitude` (the spec's string form) → `[lng, lat]` (the code's form). */
 export const latLng = () =>
   z.preprocess(
-    (value) => {
+    (value, ctx) => {
+      // a query's repeated `near=` or `coordinates[]=` (a JSON body may give the [lng, lat] numbers)
+      if (Array.isArray(value) && value.some((v) => typeof v === 'string')) {
+        ctx.addIssue({code: 'custom', message: ONCE})
+        return z.NEVER
+      }
       if (typeof value !== 'string') return value
       const parts = value.split(',').map((s) => s.trim())
       if (parts.length !== 2 || parts.some((p) => p === '' || !Number.isFinite(Number(p)))) return value

@@ -1,5 +1,6 @@
 import polyline from '@mapbox/polyline'
 import {refuse} from '../errors.js'
+import {ONCE} from '../validate.js'
 
 /** A parsed `GET /maps/static` request (see docs/api/static-maps.md). */
 export interface StaticMapInput {
@@ -55,7 +56,7 @@ function color(value: string, param: string): string {
 function one(query: Record<string, unknown>, name: string): string | undefined {
   const v = query[name]
   if (v === undefined) return undefined
-  if (typeof v !== 'string') throw refuse.invalid(name, 'must be given once')
+  if (typeof v !== 'string') throw refuse.invalid(name, ONCE)
   return v
 }
 

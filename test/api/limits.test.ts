@@ -82,4 +82,29 @@ describe('input and output limits (docs/api.md#limits)', () => {
     const ok = await server.call('POST', '/v1/geofences', {key: sk(), body: {...base, deleteAfter: '2030-02-28T10:00:00+02:00'}})
     expect(ok.body.geofence.deleteAfter).toBe('2030-02-28T08:00:00.000Z')
   })
+
+  const form = {'content-type': 'application/x-www-form-urlencoded'}
+  const get = (path: string, key = sk()) => server.call('GET', path, {key})
+
+  it('refuses a parameter given more than once, or as a list, where it takes one value, naming it as given', async () => {
+    const once = (param: string) => ({code: 400, error: 'invalid_parameter', param, message: `${param}: must be given once, as a single value (not repeated, not a list)`})
+    const pk = server.keys.testPk
+    const cases: Array<[Promise<{body: any}>, string]> = [
+      [get('/v1/context?coordinates=43.7,7.4&coordinates=1,1', pk), 'coordinates'],
+      [get('/v1/context?coordinates[]=43.7,7.4', pk), 'coordinates'],
+      [get('/v1/search/beacons?near=43.7,7.4&near=1,1', pk), 'near'],
+      [get('/v1/search/beacons?near=43.7,7.4&limit=5&limit=6', pk), 'limit'],
+      [get('/v1/geofences?limit=5&limit=6'), 'limit'],
+      [get('/v1/users?updatedBefore=2024-01-01&updatedBefore=2024-01-02'), 'updatedBefore'],
+      [get('/v1/route/distance?origin=43.7,7.4&origin=43.8,7.4&destination=43.7,7.42&modes=car', pk), 'origin'],
+      [get('/v1/route/distance?origin=43.7,7.4&destination=43.7,7.42&modes=car&units=metric&units=imperial', pk), 'units'],
+      [server.call('POST', '/v1/track', {key: pk, headers: form, body: 'deviceId=d1&latitude=43.73&latitude=43.74&longitude=7.42'}), 'latitude'],
+      [server.call('POST', '/v1/track', {key: pk, headers: form, body: 'deviceId=d1&deviceId=d2&latitude=43.73&longitude=7.42'}), 'deviceId'],
+      [server.call('POST', '/v1/track', {key: pk, body: {deviceId: 'd1', latitude: [43.73, 43.74], longitude: 7.42}}), 'latitude'],
+      [fetch(`${server.url}/maps/static?publishableKey=${pk}&width=200&width=300&height=200&center=43.7,7.4&zoom=12`).then(async (r) => ({body: await r.json()})), 'width'],
+    ]
+    for (const [answer, param] of cases) expect((await answer).body.meta, param).toMatchObject(once(param))
+    // a list parameter still takes repeats
+    expect((await get('/v1/events?types=user.entered_geofence&types=user.exited_geofence')).body.meta).toEqual({code: 200, hasMore: false})
+  })
 })
