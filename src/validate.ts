@@ -101,11 +101,18 @@ function textProblem(text: string): string | null {
 /** A decimal number as people and SDKs write it: `12`, `-0.5`, `1e3`; not `0x10`, `1_000`, `Infinity` or padded. */
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 
+/** The number a string holds when it is a finite decimal (as JSON writes numbers), else NaN: every string read as a number is read by this. */
+export function decimal(text: string): number {
+  if (!DECIMAL.test(text)) return NaN
+  const n = Number(text)
+  return Number.isFinite(n) ? n : NaN
+}
+
 /** A string holding a finite decimal number becomes that number; anything else passes through. */
 export const numeric = (value: unknown) => {
-  if (typeof value !== 'string' || !DECIMAL.test(value)) return value
-  const n = Number(value)
-  return Number.isFinite(n) ? n : value
+  if (typeof value !== 'string') return value
+  const n = decimal(value)
+  return Number.isNaN(n) ? value : n
 }
 
 /** JSON given as a string (form bodies, CSV cells) is parsed when it is within the input limits; anything else passes through. */
@@ -203,9 +210,9 @@ export const latLng = () =>
         return z.NEVER
       }
       if (typeof value !== 'string') return value
-      const parts = value.split(',').map((s) => s.trim())
-      if (parts.length !== 2 || parts.some((p) => p === '' || !Number.isFinite(Number(p)))) return value
-      return [Number(parts[1]), Number(parts[0])]
+      const parts = value.split(',').map((s) => decimal(s.trim()))
+      if (parts.length !== 2 || parts.some(Number.isNaN)) return value
+      return [parts[1], parts[0]]
     },
     z.tuple([z.number(), z.number()], {error: 'must be "latitude,longitude"'})
       .refine(([lng, lat]) => lat >= -90 && lat <= 90 && lng >= -180 && lng <= 180, {

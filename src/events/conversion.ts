@@ -2,6 +2,7 @@ import type {Store} from '../store/db.js'
 import {writeGrouped} from '../store/write.js'
 import {userJson} from '../users/json.js'
 import {findUserByIds} from '../users/store.js'
+import {decimal} from '../validate.js'
 import type {EventRow} from './json.js'
 import {recordEvents} from './recorder.js'
 
@@ -39,6 +40,6 @@ export async function logConversion(store: Store, live: boolean, input: Conversi
 
 function asNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return value
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value)
-  return undefined
+  const n = typeof value === 'string' ? decimal(value) : NaN
+  return Number.isNaN(n) ? undefined : n
 }

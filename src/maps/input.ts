@@ -1,6 +1,6 @@
 import polyline from '@mapbox/polyline'
 import {refuse} from '../errors.js'
-import {ONCE} from '../validate.js'
+import {decimal, ONCE} from '../validate.js'
 
 /** A parsed `GET /maps/static` request (see docs/api/static-maps.md). */
 export interface StaticMapInput {
@@ -74,22 +74,22 @@ function integer(query: Record<string, unknown>, name: string, min: number, max:
     if (def === undefined) throw refuse.missing(name)
     return def
   }
-  const n = Number(v)
-  if (!/^\s*\d+\s*$/.test(v) || !Number.isInteger(n) || n < min || n > max) throw refuse.invalid(name, `integer from ${min} to ${max}`)
+  const n = decimal(v.trim())
+  if (!Number.isInteger(n) || n < min || n > max) throw refuse.invalid(name, `integer from ${min} to ${max}`)
   return n
 }
 
 /** `latitude,longitude` → [lon, lat] */
 function latLng(text: string, param: string): [number, number] {
-  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text)
-  const lat = m ? Number(m[1]) : NaN, lng = m ? Number(m[2]) : NaN
-  if (!m || Math.abs(lat) > 90 || Math.abs(lng) > 180) throw refuse.invalid(param, 'latitude,longitude with latitude -90 to 90 and longitude -180 to 180')
+  const parts = text.split(',')
+  const [lat, lng] = parts.length === 2 ? parts.map((s) => decimal(s.trim())) : [NaN, NaN]
+  if (!(Math.abs(lat) <= 90 && Math.abs(lng) <= 180)) throw refuse.invalid(param, 'latitude,longitude with latitude -90 to 90 and longitude -180 to 180')
   return [lng, lat]
 }
 
 function pixels(value: string, param: string, max: number): number {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw refuse.invalid(param, `pixels from 0 to ${max}`)
+  const n = decimal(value.trim())
+  if (!(n >= 0 && n <= max)) throw refuse.invalid(param, `pixels from 0 to ${max}`)
   return n
 }
 
@@ -106,7 +106,7 @@ export function parseStaticMap(query: Record<string, unknown>): StaticMapInput {
   let bbox: StaticMapInput['bbox']
   const bboxText = one(query, 'bbox')
   if (bboxText !== undefined) {
-    const v = bboxText.split(',').map((s) => (s.trim() === '' ? NaN : Number(s)))
+    const v = bboxText.split(',').map((s) => decimal(s.trim()))
     const ok = v.length === 4 && v.every(Number.isFinite) && v[0] >= -90 && v[2] <= 90 && v[1] >= -180 && v[3] <= 180 && v[0] < v[2] && v[1] < v[3]
     if (!ok) throw refuse.invalid('bbox', 'min_latitude,min_longitude,max_latitude,max_longitude with min below max')
     bbox = [v[1], v[0], v[3], v[2]]

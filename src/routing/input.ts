@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {bool, datetime, latLng, list, num} from '../validate.js'
+import {bool, datetime, decimal, latLng, list, num} from '../validate.js'
 import {AVOID_BITS, type Avoid, type Mode, MODES} from './profile.js'
 import {LANGS} from './steps.js'
 
@@ -22,9 +22,9 @@ const locations = (min: number, max: number) => {
 function points(v: string): [number, number][] | string {
   const out: [number, number][] = []
   for (const part of v.split('|')) {
-    const xy = part.split(',').map((s) => s.trim())
-    if (xy.length !== 2 || xy.some((s) => s === '' || !Number.isFinite(Number(s)))) return v
-    out.push([Number(xy[1]), Number(xy[0])])
+    const xy = part.split(',').map((s) => decimal(s.trim()))
+    if (xy.length !== 2 || xy.some(Number.isNaN)) return v
+    out.push([xy[1], xy[0]])
   }
   return out
 }

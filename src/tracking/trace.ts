@@ -1,6 +1,7 @@
 import {parse as parseCsv} from 'csv-parse/sync'
 import {refuse} from '../errors.js'
 import {isPosition} from '../geofences/geometry.js'
+import {decimal} from '../validate.js'
 
 /** One point of a recorded trace: where, how exact, when, and the device's state. */
 export interface TracePoint {
@@ -45,12 +46,12 @@ function parseTraceCsv(text: string): TracePoint[] {
   const rows = parseCsv(text, {columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, trim: true}) as Array<Record<string, string>>
   return rows.map((row, i) => {
     const where = `line ${i + 2}`
-    const lat = Number(pick(row, ['latitude', 'lat']))
-    const lng = Number(pick(row, ['longitude', 'lng', 'lon']))
+    const lat = decimal(pick(row, ['latitude', 'lat']) ?? '')
+    const lng = decimal(pick(row, ['longitude', 'lng', 'lon']) ?? '')
     if (!isPosition([lng, lat])) throw refuse.invalid(where, 'latitude -90 to 90 and longitude -180 to 180 in columns latitude (lat) and longitude (lng, lon)')
     const accuracy = pick(row, ['accuracy'])
     const time = pick(row, ['time', 'timestamp', 'updatedat'])
-    return {where, lat, lng, accuracy: accuracyOf(accuracy === undefined ? undefined : Number(accuracy), where), at: time === undefined ? undefined : timeOf(time, where),
+    return {where, lat, lng, accuracy: accuracyOf(accuracy === undefined ? undefined : decimal(accuracy), where), at: time === undefined ? undefined : timeOf(time, where),
       stopped: flag(pick(row, ['stopped']), 'stopped', where), foreground: flag(pick(row, ['foreground']), 'foreground', where)}
   })
 }
@@ -59,12 +60,12 @@ function parseGpx(text: string): TracePoint[] {
   const points: TracePoint[] = []
   for (const m of text.matchAll(/<(trkpt|wpt|rtept)\b([^>]*?)(\/>|>([\s\S]*?)<\/\1>)/g)) {
     const where = `point ${points.length + 1}`
-    const lat = Number(/\blat="([^"]+)"/.exec(m[2])?.[1])
-    const lng = Number(/\blon="([^"]+)"/.exec(m[2])?.[1])
+    const lat = decimal(/\blat="([^"]+)"/.exec(m[2])?.[1] ?? '')
+    const lng = decimal(/\blon="([^"]+)"/.exec(m[2])?.[1] ?? '')
     if (!isPosition([lng, lat])) throw refuse.invalid(where, 'lat -90 to 90 and lon -180 to 180 attributes')
     const time = /<time>([^<]+)<\/time>/.exec(m[4] ?? '')?.[1]
     const hdop = /<hdop>([^<]+)<\/hdop>/.exec(m[4] ?? '')?.[1]
-    points.push({where, lat, lng, at: time ? timeOf(time, where) : undefined, accuracy: accuracyOf(hdop ? Number(hdop) * 5 : undefined, where)})
+    points.push({where, lat, lng, at: time ? timeOf(time, where) : undefined, accuracy: accuracyOf(hdop ? decimal(hdop) * 5 : undefined, where)})
   }
   return points
 }

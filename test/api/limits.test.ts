@@ -107,4 +107,23 @@ describe('input and output limits (docs/api.md#limits)', () => {
     // a list parameter still takes repeats
     expect((await get('/v1/events?types=user.entered_geofence&types=user.exited_geofence')).body.meta).toEqual({code: 200, hasMore: false})
   })
+
+  it('reads numbers given as strings as decimal only, on every route alike', async () => {
+    const pk = server.keys.testPk
+    const refused: Array<[Promise<{status: number; body: any}>, string]> = [
+      [get('/v1/context?coordinates=0x10,7', pk), 'coordinates'],
+      [get('/v1/context?coordinates=43.7,1_0', pk), 'coordinates'],
+      [get('/v1/search/beacons?near=43.7,0x7', pk), 'near'],
+      [get('/v1/route/matrix?origins=0x10,7&destinations=43.7,7.4&mode=car', pk), 'origins'],
+      [get('/v1/route/distance?origin=0b1,7.4&destination=43.7,7.42&modes=car', pk), 'origin'],
+      [fetch(`${server.url}/maps/static?publishableKey=${pk}&width=200&height=200&bbox=0x10,7,44,8`).then(async (r) => ({status: r.status, body: await r.json()})), 'bbox'],
+      [server.call('POST', '/v1/track', {key: pk, headers: form, body: 'deviceId=d1&latitude=0x10&longitude=7.42'}), 'latitude'],
+    ]
+    for (const [answer, param] of refused) {
+      const {status, body} = await answer
+      expect([status, body.meta.param], param).toEqual([400, param])
+    }
+    // what JSON numbers allow, strings allow
+    expect((await get('/v1/context?coordinates=4.37e1,7.4', pk)).status).toBe(200)
+  })
 })

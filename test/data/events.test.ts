@@ -48,6 +48,13 @@ describe('POST /v1/events', () => {
     expect(anonymous.body.event.user).toBeUndefined()
   })
 
+  it('takes metadata.revenue as revenue only when it is a decimal number', async () => {
+    const hex = await log({name: 'hex', metadata: {revenue: '0x10'}})
+    expect(hex.body.event).toMatchObject({metadata: {revenue: '0x10'}})
+    expect(hex.body.event.revenue).toBeUndefined()
+    expect((await log({name: 'exp', metadata: {revenue: '1.5e1'}})).body.event.revenue).toBe(15)
+  })
+
   it('accepts a form body', async () => {
     const r = await s.call('POST', '/v1/events', {
       key: s.keys.testSk, body: 'name=form_event&revenue=3&metadata=%7B%22a%22%3A1%7D', headers: {'content-type': 'application/x-www-form-urlencoded'},

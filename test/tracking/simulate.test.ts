@@ -55,6 +55,7 @@ describe('loc simulate', () => {
       'untimed.csv': 'time,lat,lng\n2026-01-05T08:05:00Z,43.735,7.42\n,43.745,7.42\n',
       'accuracy.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,0\n',
       'stopped.csv': 'lat,lng,stopped\n43.735,7.42,true\n43.745,7.42,bogus\n',
+      'hex.csv': 'lat,lng\n0x10,7.42\n43.745,7.42\n',
     }
     for (const [name, text] of Object.entries(refused)) writeFileSync(path.join(dir, name), text)
     writeFileSync(path.join(dir, 'timeless.csv'), 'lat,lng\n43.735,7.42\n43.745,7.42\n')
@@ -81,7 +82,7 @@ describe('loc simulate', () => {
     expect(bad.stderr).toMatch(/error \[invalid_parameter\]: line 2: latitude -90 to 90/)
   }, 120_000)
 
-  it('refuses a trace out of order, from the future, partly timed, or with a bad accuracy or flag, with its line, writing nothing', async () => {
+  it('refuses a trace out of order, from the future, partly timed, or with a bad number, accuracy or flag, with its line, writing nothing', async () => {
     const before = count('events')
     for (const [name, message] of [
       ['backwards.csv', 'line 3: time before the one of line 2'],
@@ -89,6 +90,7 @@ describe('loc simulate', () => {
       ['untimed.csv', 'line 3: time missing'],
       ['accuracy.csv', 'line 3: accuracy a number greater than 0'],
       ['stopped.csv', 'line 3: stopped true or false'],
+      ['hex.csv', 'line 2: latitude -90 to 90'],
     ]) {
       const res = await loc('simulate', path.join(dir, name), '--user', `refused-${name}`)
       expect(res.code, name).toBe(2)
