@@ -47,13 +47,17 @@ const tripOptions = z.object({
   if (missing) ctx.addIssue({code: 'custom', path: [missing.field], message: missing.statement})
 })
 
+/** The largest `accuracy`, metres: half the Earth's circumference, beyond which a disc around the fix covers the whole Earth. */
+export const ACCURACY_MAX_M = 20_000_000
+
 /** `POST /v1/track`: the spec's fields and bounds, plus what the web SDK sends (DECISIONS, compat). */
 export const trackSchema = z.object({
   deviceId: id,
   userId: id.nullish(),
   latitude: range(-90, 90),
   longitude: range(-180, 180),
-  accuracy: num().pipe(z.number().positive({message: 'number greater than 0 (meters)'})).nullish(),
+  accuracy: num().pipe(z.number().positive({message: 'number greater than 0 (meters)'})
+    .max(ACCURACY_MAX_M, {message: `number at most ${ACCURACY_MAX_M} (meters: half the way round the Earth)`})).nullish(),
   foreground: bool().nullish(),
   stopped: bool().nullish(),
   description: text(1024).nullish(),

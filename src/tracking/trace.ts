@@ -2,6 +2,7 @@ import {parse as parseCsv} from 'csv-parse/sync'
 import {refuse} from '../errors.js'
 import {isPosition} from '../geofences/geometry.js'
 import {decimal} from '../validate.js'
+import {ACCURACY_MAX_M} from './input.js'
 
 /** One point of a recorded trace: where, how exact, when, and the device's state. */
 export interface TracePoint {
@@ -26,10 +27,10 @@ function flag(v: string | undefined, name: string, where: string): boolean | und
   throw refuse.invalid(where, `${name} true or false (1/0, yes/no)`)
 }
 
-/** An accuracy in metres as track takes it: a number greater than 0. */
+/** An accuracy in metres as track takes it: a number greater than 0, at most ACCURACY_MAX_M. */
 function accuracyOf(v: number | undefined, where: string): number | undefined {
   if (v === undefined) return undefined
-  if (!Number.isFinite(v) || v <= 0) throw refuse.invalid(where, 'accuracy a number greater than 0 (metres)')
+  if (!(v > 0 && v <= ACCURACY_MAX_M)) throw refuse.invalid(where, `accuracy a number greater than 0 and at most ${ACCURACY_MAX_M} (metres)`)
   return v
 }
 

@@ -244,6 +244,18 @@ describe('POST /v1/track', () => {
     expect(count('users')).toBe(users)
   })
 
+  it('refuses an accuracy over 20,000 km (half the way round the Earth), storing nothing, and takes one up to it', async () => {
+    const users = count('users')
+    for (const accuracy of [20_000_001, 1e12, 1e20, 1e308, '1e12']) {
+      const res = await track({...MONACO, deviceId: 'vague', accuracy})
+      expect(res.body.meta, String(accuracy)).toMatchObject({code: 400, param: 'accuracy', message: 'accuracy: number at most 20000000 (meters: half the way round the Earth)'})
+    }
+    expect(count('users')).toBe(users)
+    const res = await track({...MONACO, deviceId: 'vague', accuracy: 20_000_000})
+    expect(res.status).toBe(200)
+    expect(res.body.user.locationAccuracy).toBe(20_000_000)
+  })
+
   it('survives a seeded fuzz of bad values: every answer is 200 or 400, never a fault', async () => {
     let seed = 42
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)

@@ -56,6 +56,7 @@ describe('loc simulate', () => {
       'accuracy.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,0\n',
       'stopped.csv': 'lat,lng,stopped\n43.735,7.42,true\n43.745,7.42,bogus\n',
       'hex.csv': 'lat,lng\n0x10,7.42\n43.745,7.42\n',
+      'vague.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,1e12\n',
     }
     for (const [name, text] of Object.entries(refused)) writeFileSync(path.join(dir, name), text)
     writeFileSync(path.join(dir, 'timeless.csv'), 'lat,lng\n43.735,7.42\n43.745,7.42\n')
@@ -91,6 +92,7 @@ describe('loc simulate', () => {
       ['accuracy.csv', 'line 3: accuracy a number greater than 0'],
       ['stopped.csv', 'line 3: stopped true or false'],
       ['hex.csv', 'line 2: latitude -90 to 90'],
+      ['vague.csv', 'line 3: accuracy a number greater than 0 and at most 20000000 (metres)'],
     ]) {
       const res = await loc('simulate', path.join(dir, name), '--user', `refused-${name}`)
       expect(res.code, name).toBe(2)
