@@ -50,6 +50,13 @@ const tripOptions = z.object({
 /** The largest `accuracy`, metres: half the Earth's circumference, beyond which a disc around the fix covers the whole Earth. */
 export const ACCURACY_MAX_M = 20_000_000
 
+/**
+ * The earliest `updatedAt` a track keeps (docs/api/tracking.md): earlier ones come from a clock
+ * never set (year 1 is Go's and .NET's zero time; the Unix epoch is where a device without a
+ * battery-backed clock starts) and are taken as server time, as one from the future is.
+ */
+export const EARLIEST_UPDATE = '2000-01-01T00:00:00.000Z'
+
 /** `POST /v1/track`: the spec's fields and bounds, plus what the web SDK sends (DECISIONS, compat). */
 export const trackSchema = z.object({
   deviceId: id,

@@ -2,7 +2,7 @@ import {parse as parseCsv} from 'csv-parse/sync'
 import {refuse} from '../errors.js'
 import {isPosition} from '../geofences/geometry.js'
 import {decimal} from '../validate.js'
-import {ACCURACY_MAX_M} from './input.js'
+import {ACCURACY_MAX_M, EARLIEST_UPDATE} from './input.js'
 
 /** One point of a recorded trace: where, how exact, when, and the device's state. */
 export interface TracePoint {
@@ -89,6 +89,7 @@ export function traceTimes(points: readonly TracePoint[], now: Date): Date[] {
     if (!p.at) throw refuse.invalid(p.where, 'time missing: give every point a time, or none')
     if (i > 0 && p.at < points[i - 1].at!) throw refuse.invalid(p.where, `time before the one of ${points[i - 1].where} (a trace is replayed in order)`)
     if (p.at > now) throw refuse.invalid(p.where, 'time in the future')
+    if (p.at.getTime() < Date.parse(EARLIEST_UPDATE)) throw refuse.invalid(p.where, `time before ${EARLIEST_UPDATE.slice(0, 10)} (a clock never set)`)
     return p.at
   })
 }

@@ -17,7 +17,7 @@ import {NEWEST_BY_DEVICE, NEWEST_BY_USER_ID, NEWEST_LOGGED_OUT_BY_DEVICE, USER_C
 import {rangedBeacons} from './beacons.js'
 import {fraudOf} from './fraud.js'
 import {type ChainVisits, passesFilters, type PlaceHit, placesAt, withVisit} from './places.js'
-import type {TrackInput} from './input.js'
+import {EARLIEST_UPDATE, type TrackInput} from './input.js'
 import {type Fix, movePresence, operatingField} from './presence.js'
 import {type EtaSource, moveTrip} from './trips.js'
 
@@ -72,9 +72,10 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   const settings = getSettings(tx.store, live)
   const before = trackedUser(tx, live, input)
   const context = (before?.context ? JSON.parse(before.context) : {}) as Record<string, unknown>
-  // DECISIONS: an `updatedAt` absent or older than the last update is server time; one from the future is now
+  // DECISIONS: an `updatedAt` absent or older than the last update is server time; one from the
+  // future, or before EARLIEST_UPDATE (a clock never set), is now
   let at = now
-  if (input.updatedAt) {
+  if (input.updatedAt && input.updatedAt >= EARLIEST_UPDATE) {
     const given = new Date(input.updatedAt)
     if ((!before || input.updatedAt > before.updated_at) && given <= now) at = given
   }

@@ -256,6 +256,16 @@ describe('POST /v1/track', () => {
     expect(res.body.user.locationAccuracy).toBe(20_000_000)
   })
 
+  it('takes an updatedAt before 2000-01-01 (an unset clock: year 1, the Unix epoch) as server time, as one from the future', async () => {
+    for (const [i, updatedAt] of ['0001-01-01T00:00:00Z', '1970-01-01T00:00:00Z', '1999-12-31T23:59:59Z'].entries()) {
+      const res = await track({...MONACO, deviceId: `unset-clock-${i}`, updatedAt})
+      expect(Date.parse(res.body.user.createdAt), updatedAt).toBeGreaterThan(Date.now() - 60_000)
+      expect(Date.parse(res.body.user.updatedAt), updatedAt).toBeGreaterThan(Date.now() - 60_000)
+    }
+    const earliest = await track({...MONACO, deviceId: 'set-clock', updatedAt: '2000-01-01T00:00:00Z'})
+    expect(earliest.body.user).toMatchObject({createdAt: '2000-01-01T00:00:00.000Z', updatedAt: '2000-01-01T00:00:00.000Z'})
+  })
+
   it('survives a seeded fuzz of bad values: every answer is 200 or 400, never a fault', async () => {
     let seed = 42
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)

@@ -55,8 +55,9 @@ describe('loc simulate', () => {
       'untimed.csv': 'time,lat,lng\n2026-01-05T08:05:00Z,43.735,7.42\n,43.745,7.42\n',
       'accuracy.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,0\n',
       'stopped.csv': 'lat,lng,stopped\n43.735,7.42,true\n43.745,7.42,bogus\n',
-      'hex.csv': 'lat,lng\n0x10,7.42\n43.745,7.42\n',
+      'unset-clock.csv': 'time,lat,lng\n1970-01-01T00:00:00Z,43.735,7.42\n1970-01-01T00:00:05Z,43.745,7.42\n',
       'vague.csv': 'lat,lng,accuracy\n43.735,7.42,10\n43.745,7.42,1e12\n',
+      'hex.csv': 'lat,lng\n0x10,7.42\n43.745,7.42\n',
     }
     for (const [name, text] of Object.entries(refused)) writeFileSync(path.join(dir, name), text)
     writeFileSync(path.join(dir, 'timeless.csv'), 'lat,lng\n43.735,7.42\n43.745,7.42\n')
@@ -83,7 +84,7 @@ describe('loc simulate', () => {
     expect(bad.stderr).toMatch(/error \[invalid_parameter\]: line 2: latitude -90 to 90/)
   }, 120_000)
 
-  it('refuses a trace out of order, from the future, partly timed, or with a bad number, accuracy or flag, with its line, writing nothing', async () => {
+  it('refuses a trace out of order, from the future or an unset clock, partly timed, or with a bad number, accuracy or flag, with its line, writing nothing', async () => {
     const before = count('events')
     for (const [name, message] of [
       ['backwards.csv', 'line 3: time before the one of line 2'],
@@ -91,8 +92,9 @@ describe('loc simulate', () => {
       ['untimed.csv', 'line 3: time missing'],
       ['accuracy.csv', 'line 3: accuracy a number greater than 0'],
       ['stopped.csv', 'line 3: stopped true or false'],
-      ['hex.csv', 'line 2: latitude -90 to 90'],
+      ['unset-clock.csv', 'line 2: time before 2000-01-01 (a clock never set)'],
       ['vague.csv', 'line 3: accuracy a number greater than 0 and at most 20000000 (metres)'],
+      ['hex.csv', 'line 2: latitude -90 to 90'],
     ]) {
       const res = await loc('simulate', path.join(dir, name), '--user', `refused-${name}`)
       expect(res.code, name).toBe(2)
