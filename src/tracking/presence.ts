@@ -1,5 +1,5 @@
 import {confidenceOf} from '../geofences/confidence.js'
-import {bySortKey, type Fence, inForceAt, shareInside, summaryText} from '../geofences/fence.js'
+import {bySortKey, distanceTo, type Fence, inForceAt, shareInside, summaryText} from '../geofences/fence.js'
 import {geofenceEngine} from '../geofences/index.js'
 import {ipMatches} from '../geofences/ip.js'
 import {isOperating} from '../geofences/operating-hours.js'
@@ -207,11 +207,12 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
       gone++
       continue
     }
-    // without buffer exits a centre still inside decides alone: the disc's share (256 samples of a
-    // grown polygon, ~10 µs) is only worked out for the few fixes that may exit
-    const centreOut = bufferExits || shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
-    const confidence = centreOut ? confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN)) : 0
-    const exit = bufferExits ? confidence === 3 : centreOut && confidence >= minConfidence
+    // a centre still inside decides alone: the disc's share (256 samples of a grown polygon, ~10 µs)
+    // is only worked out for the few fixes that may exit. Buffer exits need the whole disc outside,
+    // measured as the centre's distance: samples of a disc much wider than a polygon can all miss it
+    const centreOut = shareInside(fence, fix.lng, fix.lat, 0, EXIT_MARGIN) === 0
+    const confidence = !centreOut ? 0 : bufferExits ? 3 : confidenceOf(1 - shareInside(fence, fix.lng, fix.lat, fix.accuracy, EXIT_MARGIN))
+    const exit = centreOut && (bufferExits ? distanceTo(fence, fix.lng, fix.lat) > fix.accuracy + EXIT_MARGIN : confidence >= minConfidence)
     if (exit) {
       gone++
       const duration = Math.round((atMs - Date.parse(row[1])) / 600) / 100
