@@ -197,8 +197,11 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
   const kept: PresenceRow[] = []
   let gone = 0
   // searched first: the search touches each candidate's geofence and shape side by side, so the
-  // rows' geofences, candidates too while the user stays inside them, are then read from cache
-  const near = engine.near(live, fix.lng, fix.lat, fix.accuracy)
+  // rows' geofences, candidates too while the user stays inside them, are then read from cache.
+  // Without buffer entries only geofences holding the point itself may be entered: their bboxes
+  // hold it, whatever the accuracy (a huge one would otherwise make every geofence a candidate)
+  const buffer = settings['geofences.bufferEntries']
+  const near = engine.near(live, fix.lng, fix.lat, buffer ? fix.accuracy : 0)
 
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i], fence = fences[i]
@@ -237,7 +240,6 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (fences.includes(fence) || !admits(fence, fix)) continue
     if (moving && (fence.stopDetection ?? stopRequired)) continue
     if (settings['geofences.operatingHoursOnly'] && !operating(fence, fix.at)) continue
-    const buffer = settings['geofences.bufferEntries']
     // without buffer entries the point itself must be inside: a cheap test that spares the share
     if (!buffer && shareInside(fence, fix.lng, fix.lat, 0) !== 1) continue
     const confidence = confidenceOf(shareInside(fence, fix.lng, fix.lat, fix.accuracy))
