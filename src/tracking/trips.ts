@@ -13,7 +13,7 @@ import {destinationOf} from '../trips/destination.js'
 import {TRIP_COLUMNS, type TripRow} from '../trips/json.js'
 import {ACTIVE_STATUSES, OPEN_STATUSES} from '../trips/status.js'
 import {approachingThreshold, destinationFence, orderDue} from '../trips/threshold.js'
-import {addTripLocation} from '../trips/write.js'
+import {addTripLocation, ownedBy} from '../trips/write.js'
 import type {UserRow} from '../users/json.js'
 import type {TrackInput} from './input.js'
 
@@ -120,15 +120,6 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
     }
   }
   return {events, trip: updated}
-}
-
-/**
- * A trip without a `userId` that a logged-in user's track moves becomes that `userId`'s, stored, so
- * reads, lists by `userId`, events and webhooks show it (docs/api/tracking.md). A logged-out user
- * leaves it null. Set only when it changes: SET rewrites the trip's userId index.
- */
-function ownedBy(trip: Pick<TripRow, 'user_id'>, user: UserRow): Updateable<TripTable> {
-  return trip.user_id === null && user.user_id !== null ? {user_id: user.user_id} : {}
 }
 
 /**

@@ -108,6 +108,9 @@ export function updateTrip(store: Store, live: boolean, ref: string, input: Trip
       const dest = destination(tx, live, tag, externalId)
       Object.assign(set, {destination_geofence_tag: tag, destination_geofence_external_id: externalId, destination_lng: dest.lng, destination_lat: dest.lat})
     }
+    // a trip a logged-out device took, its device logged in since: this write gives it the userId
+    const owner = trip.user_ref !== null && trip.user_id === null ? tx.get(store.db.selectFrom('users').selectAll().where('id', '=', trip.user_ref)) : undefined
+    if (owner) Object.assign(set, ownedBy(trip, owner))
     const moved = input.status !== undefined && input.status !== trip.status ? input.status : undefined
     if (moved) Object.assign(set, statusStamps(trip, moved, set.updated_at!))
     const updated = tx.get(store.db.updateTable('trips').set(set).where('id', '=', trip.id).returningAll())!
@@ -133,12 +136,12 @@ function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
   if (!user) return
   const moves: TripRow[] = [trip]
   if (trip.status === 'started') {
-    const others = tx.all(db.selectFrom('trips').select('id')
+    const others = tx.all(db.selectFrom('trips').select(['id', 'user_id'])
       .where('user_ref', '=', user.id).where('id', '!=', trip.id).where('status', 'in', ACTIVE_STATUSES))
-    for (const {id} of others) {
+    for (const other of others) {
       const now = nowIso()
-      moves.push(tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now})
-        .where('id', '=', id).returningAll())!)
+      moves.push(tx.get(db.updateTable('trips').set({status: 'canceled', completed_at: now, ended_at: now, updated_at: now, ...ownedBy(other, user)})
+        .where('id', '=', other.id).returningAll())!)
     }
   }
   const body = userJson(user, tx.store)
@@ -147,6 +150,16 @@ function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
     return type ? [{type, userRef: user.id, userId: user.user_id, body: {user: body, trip: tripJson(t, user)}}] : []
   })
   recordEvents(tx, live, events)
+}
+
+/**
+ * A trip without a `userId` that a logged-in user moves (its track, or a change to a trip its
+ * device took while logged out) becomes that `userId`'s, stored, so reads, lists by `userId`,
+ * events and webhooks show it (docs/api/tracking.md). A logged-out user leaves it null. Set only
+ * when it changes: SET rewrites the trip's userId index.
+ */
+export function ownedBy(trip: Pick<TripRow, 'user_id'>, user: UserRow): Updateable<TripTable> {
+  return trip.user_id === null && user.user_id !== null ? {user_id: user.user_id} : {}
 }
 
 /** Deletes the trip a reference names, with its locations; false when there is none. */

@@ -491,6 +491,16 @@ describe('POST /v1/track with tripOptions', () => {
     const next = await track({...FIX, latitude: 43.744, deviceId: 'anon-5', userId: 'anon-5-in', tripOptions: {externalId: 'o21'}})
     expect(next.body.events.map((e: any) => [e.type, e.trip.externalId, e.trip.userId])).toEqual([
       ['user.stopped_trip', 'o20', 'anon-5-in'], ['user.started_trip', 'o21', 'anon-5-in']])
+    // a trip that ended while its device was logged out takes the userId at its next change
+    await track({...FIX, deviceId: 'anon-6', tripOptions: {externalId: 'o22'}})
+    const sk = {key: server.keys.testSk}
+    await server.call('PATCH', '/v1/trips/o22/update', {...sk, body: {status: 'completed'}})
+    await track({...FIX, latitude: 43.744, deviceId: 'anon-6', userId: 'anon-6-in'})
+    expect((await server.call('GET', '/v1/trips/o22', sk)).body.trip.userId).toBeNull()
+    const reopened = await server.call('PATCH', '/v1/trips/o22/update', {...sk, body: {status: 'started'}})
+    expect(reopened.body.trip).toMatchObject({status: 'started', userId: 'anon-6-in'})
+    const events = (await server.call('GET', '/v1/events?types=user.started_trip&userId=anon-6-in', sk)).body.events
+    expect(events.map((e: any) => [e.trip.externalId, e.trip.userId])).toEqual([['o22', 'anon-6-in']])
   })
 })
 
