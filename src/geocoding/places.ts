@@ -101,8 +101,18 @@ export function searchPlaces(map: MapData, input: PlaceSearch, settings: PlaceSe
       found.push({row, distance: input.near ? haversine(input.near[0], input.near[1], row.lon, row.lat) : null})
     }
   }
+  // a stable sort: of the copies regions hold of one place, the nearest, else the first region's
   found.sort((a, b) => (a.distance ?? 0) - (b.distance ?? 0))
-  return found.slice(0, input.limit).map(({row, distance}) => {
+  const seen = new Set<string>()
+  const distinct: typeof found = []
+  for (const f of found) {
+    if (distinct.length === input.limit) break
+    const id = `${f.row.osm_type}${f.row.osm_id}`
+    if (seen.has(id)) continue
+    seen.add(id)
+    distinct.push(f)
+  }
+  return distinct.map(({row, distance}) => {
     const chainName = chainOf(row)
     const slug = chainName?.slug ?? null
     const place: Record<string, unknown> = {

@@ -4,20 +4,22 @@ import type {Doc} from './docs.js'
 import {type Geocoder, type Hit, geocoder} from './index.js'
 import {DEFAULT_LAYERS, type AutocompleteInput, type ForwardInput, type ReverseInput} from './input.js'
 import {countryCodeAt} from './country.js'
+import {distinctHits} from './identity.js'
 import {type AddressJson, addressJson, addressText} from './json.js'
 import {Localizer} from './names.js'
 import {queryTokens} from './normalize.js'
 import {countryName} from './regions.js'
 
-/** Hits of every region (or of `regions`), best first. */
+/** Hits of every region (or of `regions`), best first, each thing once (identity.ts). */
 function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<ReturnType<typeof geocoder>>['search']>[1], regions = map.regions()): Hit[] {
   const words = queryTokens(query)
-  const hits: Hit[] = []
+  const hits: {hit: Hit; region: string}[] = []
   for (const region of regions) {
     const g = geocoder(map, region.name)
-    if (g) hits.push(...g.search(words, opts))
+    if (g) for (const hit of g.search(words, opts)) hits.push({hit, region: region.name})
   }
-  return hits.sort((a, b) => b.score - a.score).slice(0, opts.limit)
+  // a stable sort: equal hits stay in region order
+  return distinctHits(map, hits.sort((a, b) => b.hit.score - a.hit.score), opts.limit)
 }
 
 /** `GET /v1/geocode/forward`: complete addresses (and coarser places) for a text. */

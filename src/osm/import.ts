@@ -44,6 +44,8 @@ export interface ImportResult {
   replaced: boolean
   /** regions dropped because `add` was not set */
   removed: string[]
+  /** other regions kept whose bounds meet this region's (they may hold the same things) */
+  overlaps: string[]
   seconds: number
   bytes: number
   bbox: [number, number, number, number] | null
@@ -148,6 +150,7 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
       generation,
       replaced: region in before.regions,
       removed: Object.keys(before.regions).filter((r) => !(r in next.regions)),
+      overlaps: Object.entries(next.regions).filter(([name, r]) => name !== region && boxesMeet(r.bbox, builder.bbox)).map(([name]) => name),
       seconds: (performance.now() - started) / 1000,
       bytes: totalBytes,
       bbox: builder.bbox,
@@ -160,3 +163,5 @@ export async function importOsm(file: string, opts: ImportOptions): Promise<Impo
     unlock()
   }
 }
+
+const boxesMeet = (a: number[] | null, b: number[] | null) => !!a && !!b && a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]

@@ -39,6 +39,7 @@ describe('loc import osm', () => {
   it('adds a region with --add --region and fails cleanly on a bad file', async () => {
     const added = await loc('import', 'osm', 'data/monaco.osm.pbf', '--add', '--region', 'demo', '--data-dir', dataDir)
     expect(added.code).toBe(0)
+    expect(added.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ')).toMatch(/region "demo" overlaps monaco: what both hold is answered and drawn once/)
     expect(Object.keys(readManifest(dataDir).regions).sort()).toEqual(['demo', 'monaco'])
     const before = snapshot(dataDir)
     const bad = path.join(dataDir, 'bad.osm.pbf')
@@ -65,7 +66,9 @@ describe('loc import osm', () => {
       expect(await regions()).toEqual([])
       expect((await loc('import', 'osm', 'data/monaco.osm.pbf', '--data-dir', dir)).code).toBe(0)
       await eventually(['monaco'])
-      expect((await loc('import', 'osm', 'test/fixtures/osm/liechtenstein.osm.pbf', '--add', '--data-dir', dir)).code).toBe(0)
+      const added = await loc('import', 'osm', 'test/fixtures/osm/liechtenstein.osm.pbf', '--add', '--data-dir', dir)
+      expect(added.code).toBe(0)
+      expect(added.stderr).not.toMatch(/overlaps/) // far from Monaco
       await eventually(['liechtenstein', 'monaco'])
     } finally {
       await server.stop()

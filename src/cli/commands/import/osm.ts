@@ -75,6 +75,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
       this.log(`  stage ${st.name.padEnd(10)} ${st.seconds.toFixed(2).padStart(6)} s  ${blobs || 'no blobs'}`)
     }
     if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
+    if (r.overlaps.length) this.warn(`region "${r.region}" overlaps ${r.overlaps.join(', ')}: what both hold is answered and drawn once (docs/api/geocoding.md)`)
     if (r.warnings.length) {
       this.warn(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)
     }
