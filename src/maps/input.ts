@@ -1,6 +1,6 @@
-import polyline from '@mapbox/polyline'
 import {refuse} from '../errors.js'
 import {decimal, ONCE} from '../validate.js'
+import {decodePolyline} from './polyline.js'
 
 /** A parsed `GET /maps/static` request (see docs/api/static-maps.md). */
 export interface StaticMapInput {
@@ -152,16 +152,9 @@ function parsePath(text: string): PathInput {
     if (enc) {
       // a polyline may itself hold '|': it runs to the end
       const encoded = tokens.slice(i).join('|').slice(enc[0].length)
-      let decoded: [number, number][]
-      try {
-        decoded = polyline.decode(encoded, enc[1] ? 6 : 5)
-      } catch {
-        decoded = []
-      }
-      if (!decoded.length || decoded.some(([lat, lng]) => !Number.isFinite(lat) || Math.abs(lat) > 90 || Math.abs(lng) > 180)) {
-        throw refuse.invalid('path', `${enc[0]} an encoded polyline (precision ${enc[1] ? 6 : 5}) of valid locations`)
-      }
-      for (const [lat, lng] of decoded) path.points.push(lng, lat)
+      const decoded = decodePolyline(encoded, enc[1] ? 6 : 5)
+      if (!decoded) throw refuse.invalid('path', `${enc[0]} an encoded polyline (precision ${enc[1] ? 6 : 5}) of valid locations`)
+      path.points.push(...decoded)
       break
     }
     const option = /^([a-zA-Z]+):(.*)$/.exec(token)

@@ -282,6 +282,21 @@ describe('GET /maps/static', () => {
     }
   })
 
+  it('refuses a malformed encoded polyline alike at either precision', async () => {
+    // characters outside ? to ~, a value cut off, a latitude without its longitude, a point off the world
+    for (const encoded of ['!!!', 'abc', '~~~', '_p~iF', '_p~iF ~ps|U', '_oov}D?']) {
+      const messages = []
+      for (const enc of ['enc', 'enc6']) {
+        const res = await get(`width=200&height=200&path=${encodeURIComponent(`${enc}:${encoded}`)}`)
+        expect(res.status, `${enc}:${encoded}`).toBe(400)
+        expect(res.json().meta.param).toBe('path')
+        messages.push(res.json().meta.message)
+      }
+      expect(messages).toEqual(['path: enc: an encoded polyline (precision 5) of valid locations', 'path: enc6: an encoded polyline (precision 6) of valid locations'])
+    }
+    for (const path of ['enc:_p~iF~ps|U_ulLnnqC', 'enc6:_izlhA~rlgdF_{geC~ywl@']) expect((await get(`width=200&height=200&path=${encodeURIComponent(path)}`)).status, path).toBe(200)
+  })
+
   it('never fails with a 500 on seeded random bad values (fuzz)', async () => {
     let seed = 7
     const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647
