@@ -93,7 +93,7 @@ export function createApi(ctx: AppContext): {api: Api; handle(req: IncomingMessa
     const fail = (error: unknown) => sendError(error, request, res)
     try {
       if (search) request.query = parseQuery(search)
-      request.auth = authenticate(store, usage, route.level, route.key(request), () => ctx.ip.country(request.ip))
+      request.auth = authenticate(store, usage, route.level, route.key(request), () => ctx.ip.country(request.ip), route.key.where)
       res.keyId = request.auth.id
       if (request.method === 'GET' || request.method === 'HEAD') return respond(route, request, res, true)
       // the limit before the body: an over-limit caller costs no body read and cannot turn its 429 into a 400.

@@ -45,12 +45,13 @@ const NAMED: Record<string, string> = {
 
 const COLOR_STATEMENT = 'a colour as 0xRRGGBB or a standard name (black, white, red, green, blue, yellow, orange, purple, gray, brown, pink, ...)'
 
-function color(value: string, param: string): string {
+/** The colour of option `field` of `param` (`markers`: `color:red`). */
+function color(value: string, param: string, field: string): string {
   const v = value.trim().toLowerCase()
   const hex = /^(?:0x|#)([0-9a-f]{6})$/.exec(v)
   if (hex) return `#${hex[1]}`
   if (NAMED[v]) return NAMED[v]
-  throw refuse.invalid(param, COLOR_STATEMENT)
+  throw refuse.invalid(param, `${field}: ${COLOR_STATEMENT}`)
 }
 
 function one(query: Record<string, unknown>, name: string): string | undefined {
@@ -87,9 +88,10 @@ function latLng(text: string, param: string): [number, number] {
   return [lng, lat]
 }
 
-function pixels(value: string, param: string, max: number): number {
+/** The size in pixels of option `field` of `param` (`path`: `width:4`). */
+function pixels(value: string, param: string, field: string, max: number): number {
   const n = decimal(value.trim())
-  if (!(n >= 0 && n <= max)) throw refuse.invalid(param, `pixels from 0 to ${max}`)
+  if (!(n >= 0 && n <= max)) throw refuse.invalid(param, `${field}: pixels from 0 to ${max}`)
   return n
 }
 
@@ -130,7 +132,7 @@ function parseMarkers(text: string): MarkerGroup {
       continue
     }
     const [, key, value] = option
-    if (key === 'color') group.color = color(value, 'markers')
+    if (key === 'color') group.color = color(value, 'markers', key)
     else if (key === 'size') {
       if (value !== 'small' && value !== 'normal' && value !== 'mid' && value !== 'large') throw refuse.invalid('markers', 'size: small or normal')
       group.size = value === 'small' ? 'small' : 'normal'
@@ -163,10 +165,10 @@ function parsePath(text: string): PathInput {
       continue
     }
     const [, key, value] = option
-    if (key === 'stroke' || key === 'color') path.stroke = color(value, 'path')
-    else if (key === 'width') path.width = pixels(value, 'path', 50)
-    else if (key === 'border') path.border = color(value, 'path')
-    else if (key === 'borderWidth' || key === 'borderwidth') path.borderWidth = pixels(value, 'path', 20)
+    if (key === 'stroke' || key === 'color') path.stroke = color(value, 'path', key)
+    else if (key === 'width') path.width = pixels(value, 'path', key, 50)
+    else if (key === 'border') path.border = color(value, 'path', key)
+    else if (key === 'borderWidth' || key === 'borderwidth') path.borderWidth = pixels(value, 'path', key, 20)
     else throw refuse.invalid('path', 'options are stroke, width, border and borderWidth, then latitude,longitude locations or enc:/enc6: polylines')
   }
   if (path.points.length < 2) throw refuse.invalid('path', 'at least one latitude,longitude location or an encoded polyline')

@@ -252,9 +252,11 @@ describe('GET /maps/static', () => {
   it('asks for the publishable key in the query: 401 without or with a bad one', async () => {
     const none = await fetch(`${server.url}/maps/static?width=200&height=200&center=43.7,7.4&zoom=12`)
     expect(none.status).toBe(401)
-    expect((await none.json()).meta.error).toBe('unauthorized')
+    const message = 'Unauthorized: the publishableKey query parameter must hold a valid, unrevoked API key.'
+    expect((await none.json()).meta).toEqual({code: 401, error: 'unauthorized', message})
     const bad = await get('width=200&height=200&center=43.7,7.4&zoom=12&publishableKey=prj_test_pk_nope')
     expect(bad.status).toBe(401)
+    expect(bad.json().meta.message).toBe(message)
     const rateLimited = await get('width=200&height=200&center=43.7,7.4&zoom=12')
     expect(rateLimited.headers.get('x-ratelimit-limit')).toBe('100000')
   })
@@ -279,6 +281,25 @@ describe('GET /maps/static', () => {
       const body = res.json()
       expect(body.meta.param, `${q}`).toBe(param)
       expect(body.meta.message).toMatch(new RegExp(`^${param}: `))
+    }
+  })
+
+  it('names the option of a bad path or marker style value in its message', async () => {
+    const cases: [string, string, string][] = [
+      ['path', 'width:99|43.7,7.4|43.8,7.5', 'path: width: pixels from 0 to 50'],
+      ['path', 'borderwidth:21|43.7,7.4|43.8,7.5', 'path: borderwidth: pixels from 0 to 20'],
+      ['path', 'borderWidth:-1|43.7,7.4|43.8,7.5', 'path: borderWidth: pixels from 0 to 20'],
+      ['path', 'stroke:0xZZ0000|43.7,7.4|43.8,7.5', 'path: stroke: a colour as 0xRRGGBB'],
+      ['path', 'color:nope|43.7,7.4|43.8,7.5', 'path: color: a colour as 0xRRGGBB'],
+      ['path', 'border:#12345|43.7,7.4|43.8,7.5', 'path: border: a colour as 0xRRGGBB'],
+      ['markers', 'color:0xZZ0000|43.7,7.4', 'markers: color: a colour as 0xRRGGBB'],
+      ['markers', 'size:huge|43.7,7.4', 'markers: size: small or normal'],
+    ]
+    for (const [param, value, message] of cases) {
+      const res = await get(`width=200&height=200&${param}=${encodeURIComponent(value)}`)
+      expect(res.status, value).toBe(400)
+      expect(res.json().meta.param, value).toBe(param)
+      expect(res.json().meta.message.startsWith(message), `${value}: ${res.json().meta.message}`).toBe(true)
     }
   })
 

@@ -8,16 +8,26 @@ import type {ApiRequest} from '../request.js'
 /** P: publishable or secret key; S: secret key only. */
 export type AuthLevel = 'P' | 'S'
 
-/** Where a route reads its key from. */
-export type KeySource = (req: Pick<ApiRequest, 'headers' | 'query'>) => string | undefined
+/** Where a route reads its key from, and that place as a 401 names it. */
+export interface KeySource {
+  (req: Pick<ApiRequest, 'headers' | 'query'>): string | undefined
+  readonly where: string
+}
 
-/** The whole `Authorization` value is the key (no scheme word); static maps carry it in `publishableKey`. */
-export const keyOf: KeySource = (req) => req.headers.authorization?.trim() || undefined
+/** The whole `Authorization` value is the key (no scheme word). */
+export const keyOf: KeySource = Object.assign((req: Pick<ApiRequest, 'headers'>) => req.headers.authorization?.trim() || undefined, {where: 'the Authorization header'})
+
+/** The key in query parameter `name` (static maps: `publishableKey`). */
+export const queryKey = (name: string): KeySource =>
+  Object.assign((req: Pick<ApiRequest, 'query'>) => {
+    const v = req.query[name]
+    return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined
+  }, {where: `the ${name} query parameter`})
 
 /** The caller's identity at the route's level, or the 401/402/403 of the spec, or 451 for a blocked country (DECISIONS). */
-export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined, countryOf?: () => string | null): KeyIdentity {
+export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined, countryOf?: () => string | null, where = keyOf.where): KeyIdentity {
   const identity = key ? authenticateKey(store, key) : null
-  if (!identity) throw refuse.unauthorized()
+  if (!identity) throw refuse.unauthorized(where)
   if (level === 'S' && identity.type !== 'secret') throw refuse.forbidden()
   const settings = getSettings(store, identity.live)
   if (settings['project.disabled']) throw refuse.projectDisabled()

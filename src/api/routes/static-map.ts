@@ -1,11 +1,12 @@
 import {parseStaticMap} from '../../maps/index.js'
 import {getSettings} from '../../project/settings.js'
+import {queryKey} from '../middleware/auth.js'
 import type {Api} from '../router.js'
 
 /** `GET /maps/static`: a PNG (the key in `publishableKey`), with ETag/304 and Cache-Control. */
 export function staticMapRoutes(api: Api): void {
   const {staticMaps} = api.ctx
-  api.route('get', '/maps/static', {auth: 'P', limit: 'staticMaps', root: true, key: (req) => stringOf(req.query.publishableKey)}, async (req, res) => {
+  api.route('get', '/maps/static', {auth: 'P', limit: 'staticMaps', root: true, key: queryKey('publishableKey')}, async (req, res) => {
     const {publishableKey: _, ...query} = req.query
     // a repeat is answered from the finished image without parsing its query again
     const {png, etag, view} =
@@ -28,5 +29,4 @@ export function staticMapRoutes(api: Api): void {
   })
 }
 
-const stringOf = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6
