@@ -69,7 +69,11 @@ async function fromUrl(source: SyncSource, config: Config, file: string, etag: s
       if (response.status >= 300 && response.status < 400 && response.status !== 304 && response.headers.get('location')) {
         await response.body?.cancel()
         if (hops >= 5) throw new DownloadFailed('too many redirects')
-        url = new URL(response.headers.get('location')!, url)
+        const next = new URL(response.headers.get('location')!, url)
+        // as fetch and curl do: the credentials are for the source's origin only (scheme, host, port;
+        // so an https → http downgrade drops them too), and once dropped they stay dropped
+        if (next.origin !== url.origin) delete headers.authorization
+        url = next
         continue
       }
       if (response.status === 304) return {notModified: true}

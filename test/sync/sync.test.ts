@@ -26,6 +26,8 @@ const FILE_3 = HEADER + row(1) + row(2) + row(3)
 /** A real HTTP server whose paths misbehave on purpose. */
 let files: Record<string, string> = {}
 let authorizations: Array<string | undefined> = []
+/** Every request the server got: the host asked for and the credentials sent. */
+let requests: Array<{host: string | undefined; path: string; authorization: string | undefined}> = []
 let http: Server
 let base: string
 let s3rver: S3rver
@@ -36,6 +38,9 @@ let server: TestServer
 beforeAll(async () => {
   http = createServer((req, res) => {
     authorizations.push(req.headers.authorization)
+    requests.push({host: req.headers.host, path: req.url!, authorization: req.headers.authorization})
+    const asked = new URL(req.url!, 'http://x')
+    if (asked.pathname === '/redirect') return res.writeHead(302, {location: asked.searchParams.get('to')!}).end()
     const name = req.url!.slice(1)
     if (name === 'missing.csv') return res.writeHead(404).end('no')
     if (name === 'broken.csv') return res.writeHead(500).end('oops')
@@ -168,6 +173,35 @@ describe('geofence sync from a URL', () => {
     expect(stored).toContain('private.csv')
     expect(stored).not.toContain('tok-4f9c1e7a')
     expect(() => add({url: `${base}/x.csv`, credentials: 'nope'})).toThrow('credentials: must name a profile under sync.credentials in the config file (profiles: web, minio)')
+  })
+})
+
+describe('credentials and redirects', () => {
+  const redirect = (to: string) => `${base}/redirect?to=${encodeURIComponent(to)}`
+  it('keeps the credentials on a redirect within the origin, drops them for good once it leaves it', async () => {
+    const port = new URL(base).port
+    files['open.csv'] = HEADER.replace('sync', 'open') + row(61).replace(',sync,', ',open,')
+    files['private.csv'] = HEADER + row(20)
+
+    requests = []
+    const same = await runSync(server.system, add({url: redirect('/private.csv'), credentials: 'web'}), 'cli')
+    expect(same.status).toBe('succeeded')
+    expect(requests.map((r) => r.authorization)).toEqual([TOKEN, TOKEN])
+
+    // 127.0.0.1 → localhost: same server, another origin (scheme, host and port are the origin)
+    requests = []
+    const other = await runSync(server.system, add({url: redirect(`http://localhost:${port}/open.csv`), credentials: 'web'}), 'cli')
+    expect(other.status).toBe('succeeded')
+    expect(requests).toEqual([
+      {host: `127.0.0.1:${port}`, path: expect.stringMatching(/^\/redirect/), authorization: TOKEN},
+      {host: `localhost:${port}`, path: '/open.csv', authorization: undefined},
+    ])
+
+    // away and back again: a hop after the origin changed never gets them back
+    requests = []
+    const back = await runSync(server.system, add({url: redirect(`http://localhost:${port}/redirect?to=${encodeURIComponent(`${base}/private.csv`)}`), credentials: 'web'}), 'cli')
+    expect(back).toMatchObject({status: 'failed', error: `HTTP 401 from ${base}/private.csv`})
+    expect(requests.map((r) => r.authorization)).toEqual([TOKEN, undefined, undefined])
   })
 })
 
