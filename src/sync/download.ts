@@ -4,6 +4,7 @@ import {Readable, Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 import type {Config} from '../config/index.js'
 import {literalPrivate, publicLookup} from '../webhooks/target.js'
+import type {S3Credentials, UrlCredentials} from './credentials.js'
 import {s3Location} from './input.js'
 import {displayUrl, type SyncSource} from './sources.js'
 
@@ -25,23 +26,17 @@ function refuseLiteralPrivate(url: URL, config: Config): void {
 const privateRefused = (host: string, resolved = false) =>
   new DownloadFailed(`${host} ${resolved ? 'resolves to' : 'is'} a private or loopback address; set sync.allowPrivateUrls in the config to allow it`)
 
-/** A profile's value; `env:NAME` reads the variable NAME. */
-function secret(value: string | undefined): string | undefined {
-  if (value === undefined || !value.startsWith('env:')) return value
-  return process.env[value.slice(4)]
-}
-
 /**
  * Downloads a source to `file`, hashing as it streams (SHA-256). Refuses what would import a partial
  * file: an HTTP error, a timeout (`sync.timeoutMs` for the whole download), a body shorter than its
  * Content-Length, more than `sync.maxBytes`. `etag` asks the server for "not modified".
  */
-export async function download(source: SyncSource, config: Config, file: string, etag: string | null): Promise<Fetched> {
+export async function download(source: SyncSource, config: Config, file: string, etag: string | null, credentials: UrlCredentials | S3Credentials | undefined): Promise<Fetched> {
   const signal = AbortSignal.timeout(config.sync.timeoutMs)
-  const profile = source.credentials ? config.sync.credentials[source.credentials] : undefined
-  if (source.credentials && !profile) throw new DownloadFailed(`credentials profile "${source.credentials}" is not in the config (sync.credentials)`)
   try {
-    return source.kind === 's3' ? await fromS3(source, config, file, etag, signal, profile) : await fromUrl(source, config, file, etag, signal, profile)
+    return source.kind === 's3'
+      ? await fromS3(source, config, file, etag, signal, credentials as S3Credentials | undefined)
+      : await fromUrl(source, config, file, etag, signal, credentials as UrlCredentials | undefined)
   } catch (error) {
     if (error instanceof DownloadFailed) throw error
     if (signal.aborted) throw new DownloadFailed(`timed out after ${config.sync.timeoutMs} ms`)
@@ -49,12 +44,9 @@ export async function download(source: SyncSource, config: Config, file: string,
   }
 }
 
-type Profile = Config['sync']['credentials'][string] | undefined
-
-async function fromUrl(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, profile: Profile): Promise<Fetched> {
+async function fromUrl(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, credentials: UrlCredentials | undefined): Promise<Fetched> {
   const headers: Record<string, string> = {}
-  const authorization = secret(profile?.authorization)
-  if (authorization) headers.authorization = authorization
+  if (credentials) headers.authorization = credentials.authorization
   if (etag) headers['if-none-match'] = etag
   // undici's own fetch, so its Agent (the connect-time lookup) always matches it
   const {Agent, fetch} = await import('undici')
@@ -90,16 +82,15 @@ async function fromUrl(source: SyncSource, config: Config, file: string, etag: s
   }
 }
 
-async function fromS3(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, profile: Profile): Promise<Fetched> {
+/** Without `credentials` (a source without a profile) the AWS SDK's default chain signs. */
+async function fromS3(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, credentials: S3Credentials | undefined): Promise<Fetched> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
   const {S3Client, GetObjectCommand} = await import('@aws-sdk/client-s3')
   const {bucket, key} = s3Location(source.url)!
-  const accessKeyId = secret(profile?.accessKeyId)
-  const secretAccessKey = secret(profile?.secretAccessKey)
   const client = new S3Client({
     region: source.region ?? process.env.AWS_REGION ?? 'us-east-1',
     ...(source.endpoint ? {endpoint: source.endpoint, forcePathStyle: true} : {}),
-    ...(accessKeyId && secretAccessKey ? {credentials: {accessKeyId, secretAccessKey, sessionToken: secret(profile?.sessionToken)}} : {}),
+    ...(credentials ? {credentials} : {}),
     maxAttempts: 2,
   })
   try {

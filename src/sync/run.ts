@@ -5,6 +5,7 @@ import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import {write, writeGrouped} from '../store/write.js'
 import type {System} from './import.js'
+import {CredentialsFailed, sourceCredentials} from './credentials.js'
 import {download, DownloadFailed} from './download.js'
 import {importGeofences} from './import.js'
 import {displayUrl, type SyncRun, syncRun, syncSource, type SyncSource} from './sources.js'
@@ -56,7 +57,9 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
   const result: Partial<SyncRun> = {}
   const sourceUpdate: Partial<SyncSource> = {}
   try {
-    const fetched = await download(source, config, file, source.etag)
+    // before any download: a profile that cannot be used fails the run, it never falls back
+    const credentials = sourceCredentials(source, config)
+    const fetched = await download(source, config, file, source.etag, credentials)
     if (fetched.notModified) {
       Object.assign(result, {status: 'skipped', error: null, etag: source.etag})
     } else if (fetched.hash === source.hash) {
@@ -78,8 +81,9 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
     }
   } catch (error) {
     result.status = 'failed'
-    result.error = error instanceof DownloadFailed ? error.message : `internal error: ${(error as Error).message}`
-    if (!(error instanceof DownloadFailed)) log.error({err: error, sourceId: source.id}, 'sync failed')
+    const expected = error instanceof DownloadFailed || error instanceof CredentialsFailed
+    result.error = expected ? error.message : `internal error: ${(error as Error).message}`
+    if (!expected) log.error({err: error, sourceId: source.id}, 'sync failed')
   } finally {
     rmSync(file, {force: true})
   }

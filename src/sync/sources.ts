@@ -5,6 +5,7 @@ import type {Store} from '../store/db.js'
 import {newId, nowIso} from '../store/ids.js'
 import type {SyncRunTable, SyncSourceTable} from '../store/schema.js'
 import {write} from '../store/write.js'
+import {profileMisfit} from './credentials.js'
 import type {SyncSourceInput} from './input.js'
 
 export type SyncSource = Selectable<SyncSourceTable>
@@ -12,15 +13,19 @@ export type SyncRun = Selectable<SyncRunTable>
 
 /** Adds a source. A named credentials profile must exist in the config (its values are never stored). */
 export function addSyncSource(store: Store, config: Config, live: boolean, input: SyncSourceInput): SyncSource {
-  if (input.credentials !== undefined && !config.sync.credentials[input.credentials]) {
+  const kind = input.s3 ? 's3' : 'url'
+  if (input.credentials !== undefined) {
+    const profile = config.sync.credentials[input.credentials]
     const names = Object.keys(config.sync.credentials)
-    throw refuse.invalid('credentials', `must name a profile under sync.credentials in the config file (${names.length ? `profiles: ${names.join(', ')}` : 'none is configured'})`)
+    if (!profile) throw refuse.invalid('credentials', `must name a profile under sync.credentials in the config file (${names.length ? `profiles: ${names.join(', ')}` : 'none is configured'})`)
+    const misfit = profileMisfit(kind, profile)
+    if (misfit) throw refuse.invalid('credentials', `profile "${input.credentials}" ${misfit}`)
   }
   const now = nowIso()
   const row: SyncSource = {
     id: newId(),
     live: live ? 1 : 0,
-    kind: input.s3 ? 's3' : 'url',
+    kind,
     url: (input.s3 ?? input.url)!,
     region: input.region ?? null,
     endpoint: input.endpoint ?? null,

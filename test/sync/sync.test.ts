@@ -72,7 +72,12 @@ beforeAll(async () => {
   server = await startTestServer({sync: {
     allowPrivateUrls: true,
     timeoutMs: 20_000,
-    credentials: {web: {authorization: 'env:LOC_TEST_SYNC_TOKEN'}, minio: {accessKeyId: 'S3RVER', secretAccessKey: 'env:LOC_TEST_S3_SECRET'}},
+    credentials: {
+      web: {authorization: 'env:LOC_TEST_SYNC_TOKEN'},
+      minio: {accessKeyId: 'S3RVER', secretAccessKey: 'env:LOC_TEST_S3_SECRET'},
+      unsetWeb: {authorization: 'env:LOC_TEST_UNSET_TOKEN'},
+      unsetS3: {accessKeyId: 'S3RVER', secretAccessKey: 'env:LOC_TEST_UNSET_SECRET'},
+    },
   }})
 })
 
@@ -172,7 +177,7 @@ describe('geofence sync from a URL', () => {
     const stored = readFileSync(server.store.file).toString('latin1') + readFileSync(`${server.store.file}-wal`).toString('latin1')
     expect(stored).toContain('private.csv')
     expect(stored).not.toContain('tok-4f9c1e7a')
-    expect(() => add({url: `${base}/x.csv`, credentials: 'nope'})).toThrow('credentials: must name a profile under sync.credentials in the config file (profiles: web, minio)')
+    expect(() => add({url: `${base}/x.csv`, credentials: 'nope'})).toThrow('credentials: must name a profile under sync.credentials in the config file (profiles: web, minio, unsetWeb, unsetS3)')
   })
 })
 
@@ -202,6 +207,45 @@ describe('credentials and redirects', () => {
     const back = await runSync(server.system, add({url: redirect(`http://localhost:${port}/redirect?to=${encodeURIComponent(`${base}/private.csv`)}`), credentials: 'web'}), 'cli')
     expect(back).toMatchObject({status: 'failed', error: `HTTP 401 from ${base}/private.csv`})
     expect(requests.map((r) => r.authorization)).toEqual([TOKEN, undefined, undefined])
+  })
+})
+
+describe('a credentials profile that cannot be used', () => {
+  it('fails the run before any download, naming the profile and the variable, never falling back', async () => {
+    delete process.env.LOC_TEST_UNSET_TOKEN
+    delete process.env.LOC_TEST_UNSET_SECRET
+    files['open.csv'] = HEADER.replace('sync', 'open') + row(61).replace(',sync,', ',open,')
+    requests = []
+    const url = await runSync(server.system, add({url: `${base}/open.csv`, credentials: 'unsetWeb'}), 'cli')
+    expect(url).toMatchObject({status: 'failed', error: 'credentials "unsetWeb": environment variable LOC_TEST_UNSET_TOKEN is not set'})
+    expect(requests).toEqual([])
+
+    // the SDK's ambient credentials would sign (s3rver takes S3RVER), but the source named a profile
+    await s3.send(new PutObjectCommand({Bucket: 'geofence-files', Key: 'ambient.csv', Body: HEADER.replace('sync', 'ambient') + row(71).replace(',sync,', ',ambient,')}))
+    Object.assign(process.env, {AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: S3_SECRET})
+    try {
+      const s3Run = await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'unsetS3'}), 'cli')
+      expect(s3Run).toMatchObject({status: 'failed', error: 'credentials "unsetS3": environment variable LOC_TEST_UNSET_SECRET is not set'})
+      expect(tagged('ambient')).toEqual([])
+      process.env.LOC_TEST_UNSET_SECRET = ''
+      expect(await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'unsetS3'}), 'cli'))
+        .toMatchObject({status: 'failed', error: 'credentials "unsetS3": environment variable LOC_TEST_UNSET_SECRET is empty'})
+      // only a source without a profile uses the default chain
+      expect(await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint}), 'cli')).toMatchObject({status: 'succeeded', created: 1})
+    } finally {
+      delete process.env.AWS_ACCESS_KEY_ID
+      delete process.env.AWS_SECRET_ACCESS_KEY
+      delete process.env.LOC_TEST_UNSET_SECRET
+    }
+
+    // a profile of the other kind: refused when added, and failed when the config changed since
+    expect(() => add({url: `${base}/open.csv`, credentials: 'minio'})).toThrow('credentials: profile "minio" has no authorization, which URL sources need')
+    expect(() => add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'web'})).toThrow('credentials: profile "web" has no accessKeyId or secretAccessKey, which S3 sources need')
+    const source = add({url: `${base}/open.csv`, credentials: 'web'})
+    server.store.sqlite.prepare("UPDATE sync_sources SET credentials = 'minio' WHERE id = ?").run(source.id)
+    requests = []
+    expect(await runSync(server.system, fresh(source), 'cli')).toMatchObject({status: 'failed', error: 'credentials "minio" has no authorization, which URL sources need'})
+    expect(requests).toEqual([])
   })
 })
 
