@@ -103,10 +103,16 @@ describe('loc geofences import / sync', () => {
     const id = added.stdout.trim()
     const ran = await loc(['geofences', 'sync', 'run', id, '--config', config], env)
     expect(ran.code).toBe(0)
-    expect(ran.stdout).toMatch(/cli {6}succeeded 1 created, 0 updated, 0 unchanged, 0 deleted, 0 failed in \d+\.\d s/)
+    // stdout is the result line alone; the logs (JSON, at LOC_LOG_LEVEL) go to stderr
+    expect(ran.stdout).toMatch(/^\S+ cli {6}succeeded 1 created, 0 updated, 0 unchanged, 0 deleted, 0 failed in \d+\.\d s\n$/)
+    expect(ran.stderr).toContain('"msg":"geofence sync"')
+    // a failed run: its line on stderr, nothing on stdout, exit 1
+    const failed = await loc(['geofences', 'sync', 'run', id, '--config', config], {...env, DEPOT_TOKEN: 'Bearer wrong-83b1d2'})
+    expect(failed).toMatchObject({code: 1, stdout: ''})
+    expect(failed.stderr).toMatch(/cli {6}failed in \d+\.\d s — HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/depots\.csv\n/)
     const list = await loc(['geofences', 'sync', 'list', '--config', config], env)
     expect(list.stdout).toContain(`${id}  ${base}/depots.csv  test, schedule "0 3 * * *", credentials depot`)
-    for (const out of [added, ran, list]) expect(out.stdout + out.stderr).not.toContain('83b1d2')
+    for (const out of [added, ran, failed, list]) expect(out.stdout + out.stderr).not.toContain('83b1d2')
     const db = new Database(path.join(dataDir, 'loc.db'), {readonly: true})
     const dump = JSON.stringify([db.prepare('SELECT * FROM sync_sources').all(), db.prepare('SELECT * FROM sync_runs').all()])
     db.close()
