@@ -49,6 +49,7 @@ export function runSync(system: System, source: SyncSource, trigger: Trigger): P
  * record. The downloaded file lives in `<dataDir>/tmp` only for the run.
  */
 async function perform(system: System, source: SyncSource, run: SyncRun): Promise<SyncRun> {
+  const {trigger} = run
   const {store, config, log} = system
   const started = performance.now()
   const dir = path.join(config.dataDir, 'tmp')
@@ -93,8 +94,12 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
     if (Object.keys(sourceUpdate).length) tx.run(store.db.updateTable('sync_sources').set({...sourceUpdate, updated_at: nowIso()}).where('id', '=', source.id))
   })
   const recorded = syncRun(store, run.id)!
-  log.info({sourceId: source.id, url: displayUrl(source.url), runId: run.id, status: recorded.status, created: recorded.created, updated: recorded.updated,
-    deleted: recorded.deleted, failed: recorded.failed, durationMs: recorded.duration_ms, error: recorded.error ?? undefined}, 'geofence sync')
+  const line = {sourceId: source.id, url: displayUrl(source.url), runId: run.id, trigger, status: recorded.status, created: recorded.created,
+    updated: recorded.updated, unchanged: recorded.unchanged, deleted: recorded.deleted, failed: recorded.failed, durationMs: recorded.duration_ms,
+    error: recorded.error ?? undefined}
+  // a failed run wants an operator's eye, as a failed webhook delivery does
+  if (recorded.status === 'failed') log.warn(line, 'geofence sync')
+  else log.info(line, 'geofence sync')
   return recorded
 }
 

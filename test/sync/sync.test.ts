@@ -6,6 +6,7 @@ import {CreateBucketCommand, PutObjectCommand, S3Client} from '@aws-sdk/client-s
 import S3rver from 's3rver'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Change} from '../../src/store/changes.js'
+import {createLogger} from '../../src/log.js'
 import {importGeofences} from '../../src/sync/import.js'
 import {runSync} from '../../src/sync/run.js'
 import {startSyncScheduler} from '../../src/sync/scheduler.js'
@@ -41,7 +42,7 @@ beforeAll(async () => {
     requests.push({host: req.headers.host, path: req.url!, authorization: req.headers.authorization})
     const asked = new URL(req.url!, 'http://x')
     if (asked.pathname === '/redirect') return res.writeHead(302, {location: asked.searchParams.get('to')!}).end()
-    const name = req.url!.slice(1)
+    const name = asked.pathname.slice(1)
     if (name === 'missing.csv') return res.writeHead(404).end('no')
     if (name === 'broken.csv') return res.writeHead(500).end('oops')
     if (name === 'slow.csv') return // never answers: the timeout
@@ -246,6 +247,30 @@ describe('a credentials profile that cannot be used', () => {
     requests = []
     expect(await runSync(server.system, fresh(source), 'cli')).toMatchObject({status: 'failed', error: 'credentials "minio" has no authorization, which URL sources need'})
     expect(requests).toEqual([])
+  })
+})
+
+describe('the log line of a run', () => {
+  it('is info for a run that worked, warn for one that failed, with every count and no secret', async () => {
+    const lines: any[] = []
+    const logged = {...server.system, log: createLogger('debug', {write: (line: string) => void lines.push(JSON.parse(line))})}
+    files['logged.csv'] = HEADER.replace('sync', 'logged') + row(81).replace(',sync,', ',logged,')
+    const source = add({url: `${base}/logged.csv?sig=signed-9d2e4b`, credentials: 'web'})
+    await runSync(logged, source, 'cli')
+    files['logged.csv'] += row(82).replace(',sync,', ',logged,')
+    await runSync(logged, fresh(source), 'api')
+    const failed = await runSync(logged, add({url: `${base}/missing.csv?sig=signed-9d2e4b`, credentials: 'web'}), 'schedule')
+    expect(lines.map((l) => [l.level, l.msg, l.status, l.created, l.unchanged])).toEqual([
+      [30, 'geofence sync', 'succeeded', 1, 0],
+      [30, 'geofence sync', 'succeeded', 1, 1],
+      [40, 'geofence sync', 'failed', 0, 0],
+    ])
+    expect(lines[2]).toMatchObject({url: `${base}/missing.csv?…`, error: `HTTP 404 from ${base}/missing.csv?…`})
+    const job = await server.call('GET', `/v1/jobs/${failed.id}`, {key: server.keys.testSk})
+    for (const text of [JSON.stringify(lines), JSON.stringify(job.body)]) {
+      expect(text).not.toContain('signed-9d2e4b')
+      expect(text).not.toContain('tok-4f9c1e7a')
+    }
   })
 })
 
