@@ -28,7 +28,9 @@ export function sourceCredentials(source: Pick<SyncSource, 'kind' | 'credentials
   const name = source.credentials
   if (name === null) return undefined
   const profile = config.sync.credentials[name]
-  if (!profile) throw new CredentialsFailed(`credentials profile "${name}" is not in the config (sync.credentials)`)
+  if (!profile) {
+    throw new CredentialsFailed(`credentials profile "${name}" is not in the config this process read when it started (sync.credentials); restart \`loc serve\` after adding or changing a profile`)
+  }
   const misfit = profileMisfit(source.kind, profile)
   if (misfit) throw new CredentialsFailed(`credentials "${name}" ${misfit}`)
   const read = (value: string | undefined): string | undefined => {

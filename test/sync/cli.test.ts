@@ -100,6 +100,7 @@ describe('loc geofences import / sync', () => {
     const env = {DEPOT_TOKEN: SECRET, LOC_LOG_LEVEL: 'debug'}
     const added = await loc(['geofences', 'sync', 'add', '--url', `${base}/depots.csv`, '--credentials', 'depot', '--env', 'test', '--config', config], env)
     expect(added.code).toBe(0)
+    expect(added.stderr).toContain('a running `loc serve` reads sync.credentials when it starts: restart it if profile "depot" is new or changed')
     const id = added.stdout.trim()
     const ran = await loc(['geofences', 'sync', 'run', id, '--config', config], env)
     expect(ran.code).toBe(0)

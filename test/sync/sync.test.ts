@@ -247,6 +247,11 @@ describe('a credentials profile that cannot be used', () => {
     requests = []
     expect(await runSync(server.system, fresh(source), 'cli')).toMatchObject({status: 'failed', error: 'credentials "minio" has no authorization, which URL sources need'})
     expect(requests).toEqual([])
+
+    // profiles are read when the process starts: one added to the file since is not seen
+    const before = {...server.system, config: {...server.config, sync: {...server.config.sync, credentials: {}}}}
+    expect(await runSync(before, add({url: `${base}/open.csv?new-profile`, credentials: 'web'}), 'cli')).toMatchObject({status: 'failed',
+      error: 'credentials profile "web" is not in the config this process read when it started (sync.credentials); restart `loc serve` after adding or changing a profile'})
   })
 })
 

@@ -30,6 +30,8 @@ export default class SyncAdd extends BaseCommand<typeof SyncAdd> {
     const input = parse(syncSourceSchema, {url: flags.url, s3: flags.s3, region: flags.region, endpoint: flags.endpoint, credentials: flags.credentials, schedule: flags.schedule, prune: flags.prune})
     const source = addSyncSource(system.store, config, flags.env === 'live', input)
     this.log(source.id)
+    // the config is read once per process: a profile added to the file while serving is not seen there
+    if (source.credentials) this.logToStderr(`a running \`loc serve\` reads sync.credentials when it starts: restart it if profile "${source.credentials}" is new or changed`)
     this.logToStderr(`added ${flags.env} sync of ${displayUrl(source.url)} on "${source.schedule}"${source.prune ? ' with prune' : ''}; \`loc serve\` runs it, \`loc geofences sync run ${source.id}\` runs it now`)
   }
 }
