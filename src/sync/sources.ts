@@ -21,12 +21,17 @@ export function addSyncSource(store: Store, config: Config, live: boolean, input
     const misfit = profileMisfit(kind, profile)
     if (misfit) throw refuse.invalid('credentials', `profile "${input.credentials}" ${misfit}`)
   }
+  const url = (input.s3 ?? input.url)!
+  const same = sameFile(store, live, kind, url, input.endpoint)
+  if (same) {
+    throw refuse.conflict(kind === 's3' ? 's3' : 'url', `the ${live ? 'live' : 'test'} environment already syncs ${displayUrl(same.url)} (source ${same.id}); remove that source first (loc geofences sync remove ${same.id})`)
+  }
   const now = nowIso()
   const row: SyncSource = {
     id: newId(),
     live: live ? 1 : 0,
     kind,
-    url: (input.s3 ?? input.url)!,
+    url,
     region: input.region ?? null,
     endpoint: input.endpoint ?? null,
     credentials: input.credentials ?? null,
@@ -39,6 +44,23 @@ export function addSyncSource(store: Store, config: Config, live: boolean, input
   }
   write(store, (tx) => tx.run(store.db.insertInto('sync_sources').values(row)))
   return row
+}
+
+/**
+ * The environment's source of the same file, if any: two would import one file twice, each claiming
+ * its geofences and, with --prune, deleting the other's. URLs compare as parsed (`HTTP://Host/` is
+ * `http://host/`); an S3 object is the same at the same endpoint (any region).
+ */
+function sameFile(store: Store, live: boolean, kind: SyncSource['kind'], url: string, endpoint: string | undefined): SyncSource | undefined {
+  const normal = (text: string | null | undefined) => {
+    if (!text) return null
+    try {
+      return new URL(text).href
+    } catch {
+      return text
+    }
+  }
+  return syncSources(store, live).find((s) => s.kind === kind && (kind === 's3' ? s.url === url && normal(s.endpoint) === normal(endpoint) : normal(s.url) === normal(url)))
 }
 
 export function syncSources(store: Store, live?: boolean): SyncSource[] {

@@ -102,6 +102,9 @@ describe('loc geofences import / sync', () => {
     expect(added.code).toBe(0)
     expect(added.stderr).toContain('a running `loc serve` reads sync.credentials when it starts: restart it if profile "depot" is new or changed')
     const id = added.stdout.trim()
+    const twice = await loc(['geofences', 'sync', 'add', '--url', `${base}/depots.csv`, '--env', 'test', '--config', config], env)
+    expect(twice).toMatchObject({code: 1, stdout: ''})
+    expect(twice.stderr).toContain(`url: the test environment already syncs ${base}/depots.csv (source ${id})`)
     const ran = await loc(['geofences', 'sync', 'run', id, '--config', config], env)
     expect(ran.code).toBe(0)
     // stdout is the result line alone; the logs (JSON, at LOC_LOG_LEVEL) go to stderr

@@ -10,7 +10,7 @@ import {createLogger} from '../../src/log.js'
 import {importGeofences} from '../../src/sync/import.js'
 import {runSync} from '../../src/sync/run.js'
 import {startSyncScheduler} from '../../src/sync/scheduler.js'
-import {addSyncSource, type SyncSource, syncSource} from '../../src/sync/sources.js'
+import {addSyncSource, removeSyncSource, type SyncSource, syncSource} from '../../src/sync/sources.js'
 import {isPrivateAddress} from '../../src/webhooks/target.js'
 import {startTestServer, tempDir, type TestServer} from '../helpers.js'
 
@@ -169,7 +169,7 @@ describe('geofence sync from a URL', () => {
     expect(run.status).toBe('succeeded')
     expect(authorizations).toEqual([TOKEN])
     process.env.LOC_TEST_SYNC_TOKEN = 'Bearer wrong-4f9c1e7a'
-    const refused = await runSync(server.system, add({url: `${base}/private.csv`, credentials: 'web'}), 'cli')
+    const refused = await runSync(server.system, fresh(source), 'cli')
     process.env.LOC_TEST_SYNC_TOKEN = TOKEN
     expect(refused).toMatchObject({status: 'failed', error: `HTTP 401 from ${base}/private.csv`})
     const job = await server.call('GET', `/v1/jobs/${run.id}`, {key: server.keys.testSk})
@@ -179,6 +179,31 @@ describe('geofence sync from a URL', () => {
     expect(stored).toContain('private.csv')
     expect(stored).not.toContain('tok-4f9c1e7a')
     expect(() => add({url: `${base}/x.csv`, credentials: 'nope'})).toThrow('credentials: must name a profile under sync.credentials in the config file (profiles: web, minio, unsetWeb, unsetS3)')
+  })
+})
+
+describe('one source per file and environment', () => {
+  it('refuses a second source of the same URL, or S3 object and endpoint, in one environment', async () => {
+    const first = add({url: `${base}/twice.csv?sig=twice-secret-5c1`})
+    const again = `url: the test environment already syncs ${base}/twice.csv?… (source ${first.id}); remove that source first (loc geofences sync remove ${first.id})`
+    expect(() => add({url: `${base}/twice.csv?sig=twice-secret-5c1`, credentials: 'web', schedule: '0 * * * *'})).toThrow(again)
+    // the same URL written another way is the same URL
+    expect(() => add({url: `HTTP://127.0.0.1:${new URL(base).port}/twice.csv?sig=twice-secret-5c1`})).toThrow(again)
+    const refusal = (() => {
+      try {
+        add({url: `${base}/twice.csv?sig=twice-secret-5c1`})
+      } catch (error) {
+        return error as Error
+      }
+    })()
+    expect(refusal).toMatchObject({code: 'conflict', param: 'url'})
+    expect(refusal!.message).not.toContain('twice-secret')
+    // another environment, another file: fine
+    const other = addSyncSource(server.store, server.config, true, {url: `${base}/twice.csv?sig=twice-secret-5c1`, prune: false})
+    const s3 = add({s3: 's3://geofence-files/twice.csv', endpoint})
+    expect(() => add({s3: 's3://geofence-files/twice.csv', endpoint: `${endpoint}/`, region: 'eu-west-1'})).toThrow(`s3: the test environment already syncs s3://geofence-files/twice.csv (source ${s3.id})`)
+    const aws = add({s3: 's3://geofence-files/twice.csv'})
+    for (const source of [first, other, s3, aws]) removeSyncSource(server.store, source.id)
   })
 })
 
@@ -225,13 +250,15 @@ describe('a credentials profile that cannot be used', () => {
     await s3.send(new PutObjectCommand({Bucket: 'geofence-files', Key: 'ambient.csv', Body: HEADER.replace('sync', 'ambient') + row(71).replace(',sync,', ',ambient,')}))
     Object.assign(process.env, {AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: S3_SECRET})
     try {
-      const s3Run = await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'unsetS3'}), 'cli')
+      const ambient = add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'unsetS3'})
+      const s3Run = await runSync(server.system, ambient, 'cli')
       expect(s3Run).toMatchObject({status: 'failed', error: 'credentials "unsetS3": environment variable LOC_TEST_UNSET_SECRET is not set'})
       expect(tagged('ambient')).toEqual([])
       process.env.LOC_TEST_UNSET_SECRET = ''
-      expect(await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'unsetS3'}), 'cli'))
+      expect(await runSync(server.system, fresh(ambient), 'cli'))
         .toMatchObject({status: 'failed', error: 'credentials "unsetS3": environment variable LOC_TEST_UNSET_SECRET is empty'})
       // only a source without a profile uses the default chain
+      removeSyncSource(server.store, ambient.id)
       expect(await runSync(server.system, add({s3: 's3://geofence-files/ambient.csv', endpoint}), 'cli')).toMatchObject({status: 'succeeded', created: 1})
     } finally {
       delete process.env.AWS_ACCESS_KEY_ID
@@ -242,7 +269,7 @@ describe('a credentials profile that cannot be used', () => {
     // a profile of the other kind: refused when added, and failed when the config changed since
     expect(() => add({url: `${base}/open.csv`, credentials: 'minio'})).toThrow('credentials: profile "minio" has no authorization, which URL sources need')
     expect(() => add({s3: 's3://geofence-files/ambient.csv', endpoint, credentials: 'web'})).toThrow('credentials: profile "web" has no accessKeyId or secretAccessKey, which S3 sources need')
-    const source = add({url: `${base}/open.csv`, credentials: 'web'})
+    const source = add({url: `${base}/open.csv?misfit`, credentials: 'web'})
     server.store.sqlite.prepare("UPDATE sync_sources SET credentials = 'minio' WHERE id = ?").run(source.id)
     requests = []
     expect(await runSync(server.system, fresh(source), 'cli')).toMatchObject({status: 'failed', error: 'credentials "minio" has no authorization, which URL sources need'})
