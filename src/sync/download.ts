@@ -74,7 +74,7 @@ async function fromUrl(source: SyncSource, config: Config, file: string, etag: s
         throw new DownloadFailed(`HTTP ${response.status} from ${displayUrl(url.href)}`)
       }
       const length = response.headers.get('content-length')
-      const saved = await save(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), file, config.sync.maxBytes, length === null ? undefined : Number(length))
+      const saved = await save(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), file, config.sync.maxBytes, length === null ? undefined : Number(length), signal)
       return {notModified: false, ...saved, etag: response.headers.get('etag')}
     }
   } finally {
@@ -95,7 +95,7 @@ async function fromS3(source: SyncSource, config: Config, file: string, etag: st
   })
   try {
     const object = await client.send(new GetObjectCommand({Bucket: bucket, Key: key, ...(etag ? {IfNoneMatch: etag} : {})}), {abortSignal: signal})
-    const saved = await save(object.Body as Readable, file, config.sync.maxBytes, object.ContentLength)
+    const saved = await save(object.Body as Readable, file, config.sync.maxBytes, object.ContentLength, signal)
     return {notModified: false, ...saved, etag: object.ETag ?? null}
   } catch (error) {
     const e = error as {name?: string; $metadata?: {httpStatusCode?: number}}
@@ -107,9 +107,15 @@ async function fromS3(source: SyncSource, config: Config, file: string, etag: st
   }
 }
 
-async function save(body: Readable, file: string, maxBytes: number, expected: number | undefined): Promise<{bytes: number; hash: string}> {
+/**
+ * Streams `body` to `file`. A body that ends early says so: fewer bytes than its Content-Length, or
+ * (without one) the connection closed before the end; not the HTTP client's bare "terminated".
+ */
+async function save(body: Readable, file: string, maxBytes: number, expected: number | undefined, signal: AbortSignal): Promise<{bytes: number; hash: string}> {
   const hash = createHash('sha256')
   let bytes = 0
+  let readFailed: Error | undefined
+  body.once('error', (error) => (readFailed = error))
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length
@@ -118,9 +124,16 @@ async function save(body: Readable, file: string, maxBytes: number, expected: nu
       done(null, chunk)
     },
   })
-  await pipeline(body, meter, createWriteStream(file))
-  if (expected !== undefined && Number.isFinite(expected) && bytes !== expected) {
-    throw new DownloadFailed(`truncated: received ${bytes} of ${expected} bytes`)
+  const announced = expected !== undefined && Number.isFinite(expected) ? expected : undefined
+  const truncated = () => new DownloadFailed(`truncated: received ${bytes} of the ${announced} bytes its Content-Length announced`)
+  try {
+    await pipeline(body, meter, createWriteStream(file))
+  } catch (error) {
+    // a timeout is the caller's to word; a failed write (a full disk) is not the connection's
+    if (error instanceof DownloadFailed || signal.aborted || !readFailed) throw error
+    if (announced !== undefined && bytes < announced) throw truncated()
+    throw new DownloadFailed(`the connection closed after ${bytes} bytes, before the end of the file (${readFailed.message})`)
   }
+  if (announced !== undefined && bytes !== announced) throw truncated()
   return {bytes, hash: hash.digest('hex')}
 }
