@@ -98,25 +98,31 @@ describe('loc geofences import / sync', () => {
     const config = path.join(dataDir, 'sync.json')
     writeFileSync(config, JSON.stringify({sync: {allowPrivateUrls: true, credentials: {depot: {authorization: 'env:DEPOT_TOKEN'}}}}))
     const env = {DEPOT_TOKEN: SECRET, LOC_LOG_LEVEL: 'debug'}
-    const added = await loc(['geofences', 'sync', 'add', '--url', `${base}/depots.csv`, '--credentials', 'depot', '--env', 'test', '--config', config], env)
+    // a signed URL: its query is a secret too
+    const url = `${base}/depots.csv?sig=cli-sig-77a1`
+    const added = await loc(['geofences', 'sync', 'add', '--url', url, '--credentials', 'depot', '--env', 'test', '--config', config], env)
     expect(added.code).toBe(0)
     expect(added.stderr).toContain('a running `loc serve` reads sync.credentials when it starts: restart it if profile "depot" is new or changed')
     const id = added.stdout.trim()
-    const twice = await loc(['geofences', 'sync', 'add', '--url', `${base}/depots.csv`, '--env', 'test', '--config', config], env)
+    const twice = await loc(['geofences', 'sync', 'add', '--url', url, '--env', 'test', '--config', config], env)
     expect(twice).toMatchObject({code: 1, stdout: ''})
-    expect(twice.stderr).toContain(`url: the test environment already syncs ${base}/depots.csv (source ${id})`)
+    expect(twice.stderr).toContain(`url: the test environment already syncs ${base}/depots.csv?… (source ${id})`)
     const ran = await loc(['geofences', 'sync', 'run', id, '--config', config], env)
     expect(ran.code).toBe(0)
     // stdout is the result line alone; the logs (JSON, at LOC_LOG_LEVEL) go to stderr
     expect(ran.stdout).toMatch(/^\S+ cli {6}succeeded 1 created, 0 updated, 0 unchanged, 0 deleted, 0 failed in \d+\.\d s\n$/)
     expect(ran.stderr).toContain('"msg":"geofence sync"')
+    expect(ran.stderr.split('\n')[0]).toBe(`syncing ${base}/depots.csv?…`)
     // a failed run: its line on stderr, nothing on stdout, exit 1
     const failed = await loc(['geofences', 'sync', 'run', id, '--config', config], {...env, DEPOT_TOKEN: 'Bearer wrong-83b1d2'})
     expect(failed).toMatchObject({code: 1, stdout: ''})
-    expect(failed.stderr).toMatch(/cli {6}failed in \d+\.\d s — HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/depots\.csv\n/)
+    expect(failed.stderr).toMatch(/cli {6}failed in \d+\.\d s — HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/depots\.csv\?…\n/)
     const list = await loc(['geofences', 'sync', 'list', '--config', config], env)
-    expect(list.stdout).toContain(`${id}  ${base}/depots.csv  test, schedule "0 3 * * *", credentials depot`)
-    for (const out of [added, ran, failed, list]) expect(out.stdout + out.stderr).not.toContain('83b1d2')
+    expect(list.stdout).toContain(`${id}  ${base}/depots.csv?…  test, schedule "0 3 * * *", credentials depot`)
+    for (const out of [added, twice, ran, failed, list]) {
+      expect(out.stdout + out.stderr).not.toContain('83b1d2')
+      expect(out.stdout + out.stderr).not.toContain('cli-sig-77a1')
+    }
     const db = new Database(path.join(dataDir, 'loc.db'), {readonly: true})
     const dump = JSON.stringify([db.prepare('SELECT * FROM sync_sources').all(), db.prepare('SELECT * FROM sync_runs').all()])
     db.close()

@@ -17,7 +17,7 @@ export default class SyncRun extends BaseCommand<typeof SyncRun> {
     const system = await this.system()
     const source = syncSource(system.store, args.id)
     if (!source) throw refuse.notFound('sync source')
-    this.logToStderr(`syncing ${displayUrl(source.url)}…`)
+    this.logToStderr(`syncing ${displayUrl(source.url)}`)
     // stdout is the result line alone: the run's log lines go to stderr (synchronously, so none is
     // lost when a failed run exits)
     const run = await runSync({...system, log: createLogger(system.config.logLevel, pino.destination({dest: 2, sync: true}))}, source, 'cli')
