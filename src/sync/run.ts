@@ -1,4 +1,4 @@
-import {mkdirSync, rmSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import type {Store} from '../store/db.js'
@@ -52,7 +52,13 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
   const {trigger} = run
   const {store, config, log} = system
   const started = performance.now()
-  const dir = path.join(config.dataDir, 'tmp')
+  const dir = downloadDir(config.dataDir)
+  try {
+    sweepStaleDownloads(store, config.dataDir)
+  } catch (err) {
+    // housekeeping: never the reason a run fails or is left running
+    log.warn({err}, 'sync: cannot remove stale downloads')
+  }
   mkdirSync(dir, {recursive: true})
   const file = path.join(dir, `sync-${run.id}.csv`)
   const result: Partial<SyncRun> = {}
@@ -109,10 +115,7 @@ async function perform(system: System, source: SyncSource, run: SyncRun): Promis
  * at its end. A run of another host is left alone (its process cannot be checked from here).
  */
 export function failAbandonedRuns(store: Store): number {
-  const runs = store.sqlite.prepare("SELECT id, pid, host FROM sync_runs WHERE status = 'running'").all() as Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>
-  const ours = new Set([...(running.get(store)?.values() ?? [])].map((r) => r.run.id))
-  const here = hostname()
-  const abandoned = runs.filter((r) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !processAlive(r.pid))))
+  const {abandoned} = runningRuns(store)
   if (!abandoned.length) return 0
   const finishedAt = nowIso()
   write(store, (tx) => {
@@ -124,6 +127,40 @@ export function failAbandonedRuns(store: Store): number {
   return abandoned.length
 }
 
+/** The runs `running` in `sync_runs`: those a process still runs, and those whose process is gone. */
+function runningRuns(store: Store): {live: Set<string>; abandoned: Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>} {
+  const runs = store.sqlite.prepare("SELECT id, pid, host FROM sync_runs WHERE status = 'running'").all() as Array<Pick<SyncRun, 'id' | 'pid' | 'host'>>
+  const ours = new Set([...(running.get(store)?.values() ?? [])].map((r) => r.run.id))
+  const here = hostname()
+  const gone = (r: Pick<SyncRun, 'id' | 'pid' | 'host'>) => r.pid === null || (r.host === here && !ours.has(r.id) && (r.pid === process.pid || !processAlive(r.pid)))
+  return {live: new Set(runs.filter((r) => !gone(r)).map((r) => r.id)), abandoned: runs.filter(gone)}
+}
+
+/**
+ * Removes the downloads (`<dataDir>/tmp/sync-<run id>.csv`) of runs no longer running: a killed
+ * process leaves its file behind. Run when `serve` starts and before each sync. A run's file exists
+ * only while its row says `running` (written before the download, removed before the row is
+ * finished), so a file of a run that is not running in a live process is nobody's.
+ */
+export function sweepStaleDownloads(store: Store, dataDir: string): number {
+  let names: string[]
+  try {
+    names = readdirSync(downloadDir(dataDir))
+  } catch {
+    return 0
+  }
+  const {live} = runningRuns(store)
+  let swept = 0
+  for (const name of names) {
+    const run = /^sync-(.+)\.csv$/.exec(name)?.[1]
+    if (run === undefined || live.has(run)) continue
+    rmSync(path.join(downloadDir(dataDir), name), {force: true})
+    swept++
+  }
+  return swept
+}
+
+const downloadDir = (dataDir: string) => path.join(dataDir, 'tmp')
 
 /** Waits for every sync running on this store (shutdown). */
 export async function syncsSettled(store: Store): Promise<void> {

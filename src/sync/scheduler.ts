@@ -1,6 +1,6 @@
 import cron, {type ScheduledTask} from 'node-cron'
 import type {System} from './import.js'
-import {failAbandonedRuns, runSync, syncsSettled} from './run.js'
+import {failAbandonedRuns, runSync, sweepStaleDownloads, syncsSettled} from './run.js'
 import {syncSource, syncSources} from './sources.js'
 
 export interface SyncScheduler {
@@ -14,11 +14,13 @@ const RELOAD_MS = 30_000
  * `loc serve` runs each sync source on its cron schedule (node-cron). Sources are re-read every
  * 30 s, so `loc geofences sync add|remove` takes effect without a restart. A source never runs twice
  * at once; each run is recorded (src/sync/run.ts). Runs a killed process left `running` are marked
- * failed at start.
+ * failed at start, and their downloads removed.
  */
 export function startSyncScheduler(system: System): SyncScheduler {
   const abandoned = failAbandonedRuns(system.store)
   if (abandoned) system.log.warn({runs: abandoned}, 'sync runs left running by a process that ended were marked failed')
+  const swept = sweepStaleDownloads(system.store, system.config.dataDir)
+  if (swept) system.log.info({files: swept}, 'removed downloads left in the data directory by sync runs that ended')
   const tasks = new Map<string, {schedule: string; task: ScheduledTask}>()
   const reload = () => {
     const sources = syncSources(system.store)

@@ -1,5 +1,5 @@
 import {execFile, spawn} from 'node:child_process'
-import {rmSync, writeFileSync} from 'node:fs'
+import {readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import path from 'node:path'
@@ -138,10 +138,18 @@ describe('loc geofences import / sync', () => {
     const child = spawn('node', [BIN, 'geofences', 'sync', 'run', id, '--config', config], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
     const exited = new Promise((resolve) => child.once('exit', resolve))
     await slowAskedFor
+    const downloads = () => readdirSync(path.join(dataDir, 'tmp')).filter((name) => name.startsWith('sync-'))
+    // killed once its download is on disk
+    for (let i = 0; i < 100 && !downloads().length; i++) await new Promise((resolve) => setTimeout(resolve, 50))
     child.kill('SIGKILL')
     await exited
+    expect(downloads()).toHaveLength(1)
     const list = await loc(['geofences', 'sync', 'list', '--config', config])
     expect(list.stdout).toContain(`cli      failed — the process running this sync (pid ${child.pid}) ended before the run finished; nothing was changed`)
-    await loc(['geofences', 'sync', 'remove', id])
+    // the next sync to start sweeps the killed run's download
+    const other = (await loc(['geofences', 'sync', 'add', '--url', `${base}/other.csv`, '--env', 'test', '--config', config])).stdout.trim()
+    expect((await loc(['geofences', 'sync', 'run', other, '--config', config])).code).toBe(1)
+    expect(downloads()).toEqual([])
+    for (const source of [id, other]) await loc(['geofences', 'sync', 'remove', source])
   }, 60_000)
 })

@@ -1,6 +1,8 @@
-import {readFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import {CreateBucketCommand, PutObjectCommand, S3Client} from '@aws-sdk/client-s3'
 import S3rver from 's3rver'
@@ -101,6 +103,7 @@ const live = false
 const add = (input: Record<string, unknown>): SyncSource => addSyncSource(server.store, server.config, live, {prune: false, ...input})
 const tagged = (tag: string) => server.store.sqlite.prepare('SELECT external_id FROM geofences WHERE tag = ? ORDER BY external_id').all(tag).map((r: any) => r.external_id)
 const fresh = (source: SyncSource) => syncSource(server.store, source.id)!
+const syncRunStatus = (id: string) => (server.store.sqlite.prepare('SELECT status FROM sync_runs WHERE id = ?').get(id) as {status: string} | undefined)?.status
 
 describe('geofence sync from a URL', () => {
   it('imports, then skips an unchanged file, updates a changed one, and prunes only with --prune', async () => {
@@ -328,6 +331,26 @@ describe('geofence sync from S3', () => {
 })
 
 describe('the scheduler loc serve runs', () => {
+  it('sweeps the downloads runs of ended processes left in <dataDir>/tmp when it starts', async () => {
+    const source = add({url: `${base}/sweep.csv`, schedule: '0 0 1 1 *'})
+    const ended = spawnSync('node', ['-e', '']).pid!
+    const tmp = path.join(server.dataDir, 'tmp')
+    mkdirSync(tmp, {recursive: true})
+    const insert = server.store.sqlite.prepare("INSERT INTO sync_runs (id, source_id, live, trigger, status, started_at, pid, host) VALUES (?, ?, 0, 'cli', ?, ?, ?, ?)")
+    insert.run('killed', source.id, 'running', new Date().toISOString(), ended, hostname())
+    insert.run('elsewhere', source.id, 'running', new Date().toISOString(), process.ppid, hostname())
+    insert.run('finished', source.id, 'failed', new Date().toISOString(), ended, hostname())
+    for (const id of ['killed', 'elsewhere', 'finished', 'unknown']) writeFileSync(path.join(tmp, `sync-${id}.csv`), HEADER)
+    writeFileSync(path.join(tmp, 'not-a-sync.csv'), HEADER)
+    await startSyncScheduler(server.system).stop()
+    // kept: the file of a run still running in a live process, and what is not a sync's
+    expect(readdirSync(tmp).sort()).toEqual(['not-a-sync.csv', 'sync-elsewhere.csv'])
+    expect(syncRunStatus('killed')).toBe('failed')
+    removeSyncSource(server.store, source.id)
+    rmSync(tmp, {recursive: true})
+  })
+
+
   it('runs each source on its cron schedule and records the run', async () => {
     files['cron.csv'] = HEADER.replace('sync', 'cron') + row(51).replace(',sync,', ',cron,')
     const source = add({url: `${base}/cron.csv`, schedule: '* * * * * *'})
