@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
-import {createWriteStream} from 'node:fs'
+import {createWriteStream, readFileSync} from 'node:fs'
+import path from 'node:path'
 import {Readable, Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
-import type {Config} from '../config/index.js'
+import {type Config, PACKAGE_ROOT} from '../config/index.js'
 import {literalPrivate, publicLookup} from '../webhooks/target.js'
 import type {S3Credentials, UrlCredentials} from './credentials.js'
 import {s3Location} from './input.js'
@@ -10,6 +11,9 @@ import {displayUrl, type SyncSource} from './sources.js'
 
 /** A file fetched to disk, or word that the source has not changed since `etag`. */
 export type Fetched = {notModified: true} | {notModified: false; bytes: number; hash: string; etag: string | null}
+
+/** Who is asking, for the logs of the server a file comes from. */
+const USER_AGENT = `loc/${(JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {version: string}).version}`
 
 /** Why a download failed, in words for the run record (never a credential). */
 export class DownloadFailed extends Error {}
@@ -45,7 +49,7 @@ export async function download(source: SyncSource, config: Config, file: string,
 }
 
 async function fromUrl(source: SyncSource, config: Config, file: string, etag: string | null, signal: AbortSignal, credentials: UrlCredentials | undefined): Promise<Fetched> {
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = {'user-agent': USER_AGENT}
   if (credentials) headers.authorization = credentials.authorization
   if (etag) headers['if-none-match'] = etag
   // undici's own fetch, so its Agent (the connect-time lookup) always matches it
@@ -92,6 +96,7 @@ async function fromS3(source: SyncSource, config: Config, file: string, etag: st
     ...(source.endpoint ? {endpoint: source.endpoint, forcePathStyle: true} : {}),
     ...(credentials ? {credentials} : {}),
     maxAttempts: 2,
+    customUserAgent: USER_AGENT,
   })
   try {
     const object = await client.send(new GetObjectCommand({Bucket: bucket, Key: key, ...(etag ? {IfNoneMatch: etag} : {})}), {abortSignal: signal})

@@ -31,6 +31,7 @@ let files: Record<string, string> = {}
 let authorizations: Array<string | undefined> = []
 /** Every request the server got: the host asked for and the credentials sent. */
 let requests: Array<{host: string | undefined; path: string; authorization: string | undefined}> = []
+let userAgents: Array<string | undefined> = []
 let http: Server
 let base: string
 let s3rver: S3rver
@@ -42,6 +43,7 @@ beforeAll(async () => {
   http = createServer((req, res) => {
     authorizations.push(req.headers.authorization)
     requests.push({host: req.headers.host, path: req.url!, authorization: req.headers.authorization})
+    userAgents.push(req.headers['user-agent'])
     const asked = new URL(req.url!, 'http://x')
     if (asked.pathname === '/redirect') return res.writeHead(302, {location: asked.searchParams.get('to')!}).end()
     const name = asked.pathname.slice(1)
@@ -290,6 +292,22 @@ describe('a credentials profile that cannot be used', () => {
     const before = {...server.system, config: {...server.config, sync: {...server.config.sync, credentials: {}}}}
     expect(await runSync(before, add({url: `${base}/open.csv?new-profile`, credentials: 'web'}), 'cli')).toMatchObject({status: 'failed',
       error: 'credentials profile "web" is not in the config this process read when it started (sync.credentials); restart `loc serve` after adding or changing a profile'})
+  })
+})
+
+describe('the User-Agent of a download', () => {
+  it('is loc/<version>, from a URL and (after the SDK\'s own) from S3', async () => {
+    const version = JSON.parse(readFileSync('package.json', 'utf8')).version
+    files['agent.csv'] = HEADER.replace('sync', 'agent') + row(91).replace(',sync,', ',agent,')
+    // this server as an S3 endpoint: path-style GET /bucket/key
+    files['geofence-files/agent.csv'] = files['agent.csv']
+    userAgents = []
+    expect(await runSync(server.system, add({url: `${base}/agent.csv`}), 'cli')).toMatchObject({status: 'succeeded'})
+    expect(userAgents).toEqual([`loc/${version}`])
+    userAgents = []
+    expect(await runSync(server.system, add({s3: 's3://geofence-files/agent.csv', endpoint: base, credentials: 'minio'}), 'cli')).toMatchObject({status: 'succeeded'})
+    expect(userAgents).toHaveLength(1)
+    expect(userAgents[0]).toMatch(new RegExp(`^aws-sdk-js/.* loc/${version.replace(/\./g, '\\.')}$`))
   })
 })
 
