@@ -8,7 +8,8 @@ z.config({
   customError: (issue) => {
     switch (issue.code) {
       case 'invalid_type':
-        return issue.input === undefined ? 'required' : `must be ${article(issue.expected)}`
+        if (issue.input === undefined) return 'required'
+        return issue.expected === 'int' ? 'must be a whole number' : `must be ${article(issue.expected)}`
       case 'too_small':
         if (issue.origin === 'number') return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`
         if (issue.origin === 'array' || issue.origin === 'set') return `must have at least ${issue.minimum} items`

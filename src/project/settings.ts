@@ -3,6 +3,7 @@ import '../zod-messages.js'
 import {refuse} from '../errors.js'
 import {EVENT_TYPE_STATEMENT, isEventType} from '../events/types.js'
 import {isIpRule} from '../geofences/ip.js'
+import {isCountryCode} from '../geocoding/country.js'
 import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
@@ -11,6 +12,10 @@ import {writeGrouped} from '../store/write.js'
 const flag = z.boolean()
 const minutes = z.number().positive()
 const strings = z.array(z.string())
+/** Country codes as an API user writes them (`kp`), stored upper case, each once. */
+const countryCodes = z.array(z.string().transform((code) => code.toUpperCase())
+  .refine(isCountryCode, 'each must be an ISO 3166-1 alpha-2 country or territory code such as KP or PR (GB, not UK)'))
+  .transform((codes) => [...new Set(codes)])
 
 /**
  * Every project setting, its type and default (DECISIONS.md). Stored per environment in `settings`;
@@ -36,7 +41,7 @@ export const SETTINGS = {
   'trips.approachingThreshold': {schema: minutes, default: 5, description: 'minutes of ETA at which a trip is approaching'},
   'trips.delayThreshold': {schema: z.number().min(0), default: 5, description: 'minutes late at which a trip is delayed'},
   'trips.expireAfterHours': {schema: minutes, default: 24, description: 'hours without updates after which a trip expires'},
-  'security.blockedCountries': {schema: z.array(z.string().length(2)), default: [] as string[], description: 'ISO country codes answered with 451'},
+  'security.blockedCountries': {schema: countryCodes, default: [] as string[], description: 'ISO 3166-1 alpha-2 country codes answered with 451'},
   'maps.remoteIcons': {schema: flag, default: false, description: 'allow http(s) marker icons on static maps'},
   'project.disabled': {schema: flag, default: false, description: 'answer every API request with 402'},
   'project.monthlyRequestQuota': {schema: z.number().int().min(0), default: 0, description: 'API requests per calendar month (UTC) before 402; 0: no quota'},
@@ -74,7 +79,7 @@ export function getSettings(store: Store, live: boolean): Settings {
   return cache(store).get(live)
 }
 
-/** Validates and stores one setting; refused with the key as `param` and what is valid. */
+/** Validates and stores one setting; refused with the key (and the entry's place in it) as `param` and what is valid. */
 export function setSetting(store: Store, live: boolean, key: string, value: unknown): Promise<void> {
   return setSettings(store, live, {[key]: value})
 }
@@ -84,7 +89,10 @@ export async function setSettings(store: Store, live: boolean, values: Record<st
   const rows = Object.entries(values).map(([key, value]) => {
     if (!isSettingKey(key)) throw refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
     const parsed = SETTINGS[key].schema.safeParse(value)
-    if (!parsed.success) throw refuse.invalid(key, parsed.error.issues[0].message)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw refuse.invalid([key, ...issue.path.map(String)].join('.'), issue.message)
+    }
     return {live: live ? 1 : 0, key, value: JSON.stringify(parsed.data), updated_at: nowIso()}
   })
   if (rows.length === 0) return

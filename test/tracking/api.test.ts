@@ -312,7 +312,7 @@ describe('POST /v1/track', () => {
 
   it('events.types takes only event types loc records', async () => {
     await expect(setSettings(server.store, false, {'events.types': ['user.entered_geofence', 'bogus.type']})).rejects.toMatchObject({
-      code: 'invalid_parameter', param: 'events.types', message: expect.stringMatching(/^events.types: each must be an event type: user.entered_geofence, .*user.entered_region_postal_code, .*conversion$/)})
+      code: 'invalid_parameter', param: 'events.types.1', message: expect.stringMatching(/^events.types.1: each must be an event type: user.entered_geofence, .*user.entered_region_postal_code, .*conversion$/)})
     await setSettings(server.store, false, {'events.types': ['user.exited_region_country', 'conversion']})
     await setSettings(server.store, false, {'events.types': []})
   })
@@ -320,7 +320,7 @@ describe('POST /v1/track', () => {
   it('fraud.proxyRanges: an invalid range is refused, and one stored before the check gives no 500', async () => {
     for (const bad of [['10.0.0.0/33'], ['::1/200'], ['not-a-cidr']]) {
       await expect(setSettings(server.store, false, {'fraud.proxyRanges': bad})).rejects.toMatchObject({
-        code: 'invalid_parameter', message: 'fraud.proxyRanges: each must be an IP address, an IPv4 last-octet wildcard (10.0.0.*) or a CIDR range (10.0.0.0/8, 2001:db8::/32)'})
+        code: 'invalid_parameter', param: 'fraud.proxyRanges.0', message: 'fraud.proxyRanges.0: each must be an IP address, an IPv4 last-octet wildcard (10.0.0.*) or a CIDR range (10.0.0.0/8, 2001:db8::/32)'})
     }
     // as a store written before the check holds it: the bad range is skipped, the good one counts
     write(server.store, (tx) => tx.run(server.store.db.insertInto('settings').values({live: 0, key: 'fraud.proxyRanges', value: '["10.0.0.0/33","127.0.0.0/8"]', updated_at: new Date().toISOString()})
