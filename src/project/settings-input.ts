@@ -6,15 +6,22 @@ const key = z.string().max(TEXT_MAX.metadataKey)
 const VALUE = `must be a string (up to ${TEXT_MAX.metadataValue} characters), a number or a boolean`
 const within = (max: number) => (record: object) => Object.keys(record).length <= max
 
+/** The places settings' values, as `PATCH /v1/settings` and `loc settings set places.*` take them. */
+export const PLACES_SETTINGS = {
+  chainMetadata: z.record(slug, z.record(key, z.union([z.string().max(TEXT_MAX.metadataValue), z.number(), z.boolean()], {error: VALUE})).refine(within(64), {message: 'up to 64 keys'}))
+    .refine(within(1000), {message: 'up to 1,000 chains'}),
+  chainMappings: z.record(slug, z.string().max(TEXT_MAX.id)).refine(within(1000), {message: 'up to 1,000 chains'}),
+  placeFilters: z.object({chain: list(slug).pipe(z.array(z.string()).max(1000)).optional(), category: list(slug).pipe(z.array(z.string()).max(1000)).optional()}).strict(),
+}
+
 /**
  * `PATCH /v1/settings`: the places settings under their API names, given as the project settings
  * they change (`chainMetadata` → `places.chainMetadata`); fields left out keep their value.
  */
 export const placesSettingsPatch = z.object({
-  chainMetadata: z.record(slug, z.record(key, z.union([z.string().max(TEXT_MAX.metadataValue), z.number(), z.boolean()], {error: VALUE})).refine(within(64), {message: 'up to 64 keys'}))
-    .refine(within(1000), {message: 'up to 1,000 chains'}).optional(),
-  chainMappings: z.record(slug, z.string().max(TEXT_MAX.id)).refine(within(1000), {message: 'up to 1,000 chains'}).optional(),
-  placeFilters: z.object({chain: list(slug).pipe(z.array(z.string()).max(1000)).optional(), category: list(slug).pipe(z.array(z.string()).max(1000)).optional()}).strict().optional(),
+  chainMetadata: PLACES_SETTINGS.chainMetadata.optional(),
+  chainMappings: PLACES_SETTINGS.chainMappings.optional(),
+  placeFilters: PLACES_SETTINGS.placeFilters.optional(),
 }).transform((input) => {
   const values: Record<string, unknown> = {}
   if (input.chainMetadata) values['places.chainMetadata'] = input.chainMetadata

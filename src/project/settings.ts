@@ -8,10 +8,11 @@ import {type Change, followed} from '../store/changes.js'
 import type {Store} from '../store/db.js'
 import {nowIso} from '../store/ids.js'
 import {writeGrouped} from '../store/write.js'
+import {inputProblem} from '../validate.js'
+import {PLACES_SETTINGS} from './settings-input.js'
 
 const flag = z.boolean()
 const minutes = z.number().positive()
-const strings = z.array(z.string())
 /** Country codes as an API user writes them (`kp`), stored upper case, each once. */
 const countryCodes = z.array(z.string().transform((code) => code.toUpperCase())
   .refine(isCountryCode, 'each must be an ISO 3166-1 alpha-2 country or territory code such as KP or PR (GB, not UK)'))
@@ -30,9 +31,9 @@ export const SETTINGS = {
   'events.dwell': {schema: flag, default: false, description: 'enable user.dwelled_in_geofence'},
   'events.types': {schema: z.array(z.string().refine(isEventType, EVENT_TYPE_STATEMENT)), default: [] as string[], description: 'event types stored and returned (empty: all)'},
   'places.enabled': {schema: flag, default: false, description: 'place detection on track'},
-  'places.chainMetadata': {schema: z.record(z.string(), z.record(z.string(), z.unknown())), default: {} as Record<string, Record<string, unknown>>, description: 'metadata per chain slug'},
-  'places.chainMappings': {schema: z.record(z.string(), z.string()), default: {} as Record<string, string>, description: 'chain slug to your own id'},
-  'places.placeFilters': {schema: z.object({chain: strings.optional(), category: strings.optional()}), default: {} as {chain?: string[]; category?: string[]}, description: 'chains and categories that generate place events'},
+  'places.chainMetadata': {schema: PLACES_SETTINGS.chainMetadata, default: {} as Record<string, Record<string, unknown>>, description: 'metadata per chain slug'},
+  'places.chainMappings': {schema: PLACES_SETTINGS.chainMappings, default: {} as Record<string, string>, description: 'chain slug to your own id'},
+  'places.placeFilters': {schema: PLACES_SETTINGS.placeFilters, default: {} as {chain?: string[]; category?: string[]}, description: 'chains and categories that generate place events'},
   'regions.enabled': {schema: flag, default: false, description: 'country, state, DMA and postal code on track'},
   'beacons.enabled': {schema: flag, default: false, description: 'beacon events on track'},
   'fraud.enabled': {schema: flag, default: false, description: 'fraud checks on track'},
@@ -88,6 +89,10 @@ export function setSetting(store: Store, live: boolean, key: string, value: unkn
 export async function setSettings(store: Store, live: boolean, values: Record<string, unknown>): Promise<void> {
   const rows = Object.entries(values).map(([key, value]) => {
     if (!isSettingKey(key)) throw refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
+    // the input limits every API body is held to (prototype keys, depth, lone surrogates), for the CLI too
+    const problem = inputProblem(value, '')
+    if (problem?.tooComplex) throw refuse.tooComplex(key, problem.statement)
+    if (problem) throw refuse.invalid(problem.path ? `${key}.${problem.path}` : key, problem.statement)
     const parsed = SETTINGS[key].schema.safeParse(value)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]

@@ -9,7 +9,7 @@ const s = freshStore()
 async function refused(key: string, value: unknown): Promise<Refusal> {
   const before = JSON.stringify(getSettings(s.store, true))
   const error = await setSetting(s.store, true, key, value).then(() => undefined, (e: Refusal) => e)
-  if (!error) throw new Error(`${key} = ${JSON.stringify(value)} was accepted`)
+  if (!error) throw new Error(`${key} = ${JSON.stringify(value).slice(0, 200)} was accepted`)
   expect(error.code).toBe('invalid_parameter')
   expect(error.message.startsWith(`${error.param}: `)).toBe(true)
   expect(JSON.stringify(getSettings(s.store, true))).toBe(before)
@@ -33,5 +33,17 @@ describe('project settings validation', () => {
     const mapping = await refused('places.chainMappings', {a: 'ok', b: 1})
     expect(mapping.param).toBe('places.chainMappings.b')
     expect(mapping.message).toBe('places.chainMappings.b: must be a string')
+  })
+
+  it('the places settings are held to the limits PATCH /v1/settings keeps, from the CLI too', async () => {
+    const chains = (n: number) => Object.fromEntries(Array.from({length: n}, (_, i) => [`chain-${i}`, `id-${i}`]))
+    expect((await refused('places.chainMappings', chains(1001))).message).toBe('places.chainMappings: up to 1,000 chains')
+    expect((await refused('places.chainMappings', {['c'.repeat(257)]: 'x'})).param).toMatch(/^places\.chainMappings/)
+    // as JSON.parse gives it (`loc settings set places.chainMappings '{"__proto__": "x"}'`): an own key
+    const proto = await refused('places.chainMappings', JSON.parse('{"__proto__": "x"}'))
+    expect(proto.message).toBe('places.chainMappings.__proto__: "__proto__" is not accepted as a key')
+    expect((await refused('places.placeFilters', {chains: ['starbucks']})).message).toBe('places.placeFilters: must not have the key "chains"')
+    await setSetting(s.store, true, 'places.chainMappings', chains(1000))
+    expect(Object.keys(getSettings(s.store, true)['places.chainMappings'])).toHaveLength(1000)
   })
 })
