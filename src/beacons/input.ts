@@ -55,5 +55,21 @@ export const beaconListQuery = pageSchema(1000, 100).pick({limit: true, createdB
   externalId: z.string().optional(),
 })
 
+/** iOS monitors at most 20 regions per app: more UUIDs than that could never all be ranged. */
+export const RANGED_IDS_MAX = 20
+
+const UUID = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/
+
+/** `beacons.uuids`: iBeacon proximity UUIDs, 8-4-4-4-12 or 32 hex digits; stored lower case, hyphenated, each once. */
+export const rangedUuids = z.array(z.string().transform((u) => u.toLowerCase())
+  .refine((u) => UUID.test(u), 'each must be an iBeacon UUID: 32 hex digits, as 8-4-4-4-12 (f7826da6-4fa2-4e98-8024-bc5b71e0893e)')
+  .transform((u) => u.replace(UUID, '$1-$2-$3-$4-$5')))
+  .max(RANGED_IDS_MAX).transform((ids) => [...new Set(ids)])
+
+/** `beacons.uids`: Eddystone-UID namespaces (10 bytes), an optional 0x dropped; stored lower case, each once. */
+export const rangedUids = z.array(z.string().transform((u) => u.toLowerCase().replace(/^0x/, ''))
+  .refine((u) => /^[0-9a-f]{20}$/.test(u), 'each must be an Eddystone namespace: 10 bytes as 20 hex digits (edd1ebeac04e5defa017)'))
+  .max(RANGED_IDS_MAX).transform((ids) => [...new Set(ids)])
+
 /** What a create or update that would repeat a `tag` + `externalId` pair is told. */
 export const duplicateBeacon = () => refuse.conflict('externalId', 'must be unique within tag; a beacon with this tag and externalId exists')

@@ -1,4 +1,5 @@
 import {degreesAround, haversine} from '../geofences/confidence.js'
+import {getSettings} from '../project/settings.js'
 import type {Store} from '../store/db.js'
 import {beaconJson, type BeaconRow} from './json.js'
 
@@ -18,4 +19,13 @@ export async function beaconsNear(store: Store, live: boolean, lng: number, lat:
     .sort((a, b) => a[1] - b[1])
     .slice(0, limit)
     .map(([row]) => beaconJson(row))
+}
+
+/**
+ * What the SDKs range by regardless of coordinates (spec: Beacon ranging), as they read it from
+ * `meta.settings.beacons` of `GET /v1/search/beacons`; empty lists: only the synced nearby beacons.
+ */
+export function beaconRanging(store: Store, live: boolean): {uuids: string[]; uids: string[]} {
+  const settings = getSettings(store, live)
+  return {uuids: settings['beacons.uuids'], uids: settings['beacons.uids']}
 }

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import '../zod-messages.js'
+import {rangedUids, rangedUuids} from '../beacons/input.js'
 import {refuse} from '../errors.js'
 import {EVENT_TYPE_STATEMENT, isEventType} from '../events/types.js'
 import {isIpRule} from '../geofences/ip.js'
@@ -36,6 +37,8 @@ export const SETTINGS = {
   'places.placeFilters': {schema: PLACES_SETTINGS.placeFilters, default: {} as {chain?: string[]; category?: string[]}, description: 'chains and categories that generate place events'},
   'regions.enabled': {schema: flag, default: false, description: 'country, state, DMA and postal code on track'},
   'beacons.enabled': {schema: flag, default: false, description: 'beacon events on track'},
+  'beacons.uuids': {schema: rangedUuids, default: [] as string[], description: 'iBeacon UUIDs the SDK ranges by, wherever it is (GET /v1/search/beacons)'},
+  'beacons.uids': {schema: rangedUids, default: [] as string[], description: 'Eddystone namespaces (20 hex digits) the SDK ranges by, wherever it is'},
   'fraud.enabled': {schema: flag, default: false, description: 'fraud checks on track'},
   'fraud.block': {schema: flag, default: false, description: 'block users that fail fraud checks'},
   'fraud.proxyRanges': {schema: z.array(z.string().refine(isIpRule, 'each must be an IP address, an IPv4 last-octet wildcard (10.0.0.*) or a CIDR range (10.0.0.0/8, 2001:db8::/32)')), default: [] as string[], description: 'CIDR ranges treated as proxies'},

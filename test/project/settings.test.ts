@@ -47,3 +47,27 @@ describe('project settings validation', () => {
     expect(Object.keys(getSettings(s.store, true)['places.chainMappings'])).toHaveLength(1000)
   })
 })
+
+describe('beacon ranging settings', () => {
+  it('beacons.uuids: iBeacon UUIDs, stored lower case and hyphenated, each once, at most 20', async () => {
+    await setSetting(s.store, true, 'beacons.uuids', ['F7826DA6-4FA2-4E98-8024-BC5B71E0893E', 'f7826da64fa24e988024bc5b71e0893e', '2f234454-cf6d-4a0f-adf2-f4911ba9ffa6'])
+    expect(getSettings(s.store, true)['beacons.uuids']).toEqual(['f7826da6-4fa2-4e98-8024-bc5b71e0893e', '2f234454-cf6d-4a0f-adf2-f4911ba9ffa6'])
+    for (const bad of ['f7826da6-4fa2-4e98-8024-bc5b71e0893', 'g7826da6-4fa2-4e98-8024-bc5b71e0893e', 'edd1ebeac04e5defa017', '']) {
+      const error = await refused('beacons.uuids', ['2f234454-cf6d-4a0f-adf2-f4911ba9ffa6', bad])
+      expect(error.param).toBe('beacons.uuids.1')
+      expect(error.message).toContain('UUID')
+    }
+    const many = Array.from({length: 21}, (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`)
+    expect((await refused('beacons.uuids', many)).message).toBe('beacons.uuids: must have at most 20 items')
+  })
+
+  it('beacons.uids: Eddystone namespaces of 10 bytes, 20 hex digits, stored lower case, each once', async () => {
+    await setSetting(s.store, true, 'beacons.uids', ['EDD1EBEAC04E5DEFA017', '0xedd1ebeac04e5defa017', '8b0ca750e7a74e14bd99'])
+    expect(getSettings(s.store, true)['beacons.uids']).toEqual(['edd1ebeac04e5defa017', '8b0ca750e7a74e14bd99'])
+    for (const bad of ['edd1ebeac04e5defa01', 'edd1ebeac04e5defa0177', 'zdd1ebeac04e5defa017', 'f7826da6-4fa2-4e98-8024-bc5b71e0893e']) {
+      const error = await refused('beacons.uids', [bad])
+      expect(error.param).toBe('beacons.uids.0')
+      expect(error.message).toContain('10 bytes')
+    }
+  })
+})

@@ -70,3 +70,37 @@ describe('beacons disabled or deleted while a user ranges them', () => {
     expect(ids(gone.body.user)).toEqual([])
   })
 })
+
+/**
+ * Spec: project settings can hold iBeacon UUIDs and Eddystone UIDs so the SDK ranges by uuid or
+ * uid only, regardless of coordinates; the SDKs read them from `meta.settings.beacons` of
+ * `GET /v1/search/beacons` (`uuids`, `uids`).
+ */
+describe('ranging by the configured iBeacon UUIDs and Eddystone UIDs', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+    await setSettings(server.store, false, {'beacons.enabled': true})
+  })
+  afterAll(() => server.stop())
+
+  const UUID = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e'
+  const NAMESPACE = 'edd1ebeac04e5defa017'
+  const search = async (key: string) => (await server.call('GET', '/v1/search/beacons?near=43.735,7.42', {key})).body
+
+  it('the SDK reads them with the nearby beacons, per environment; a beacon far away ranged by them gives events', async () => {
+    expect((await search(server.keys.testPk)).meta).toEqual({code: 200, settings: {beacons: {uuids: [], uids: []}}})
+    await setSettings(server.store, false, {'beacons.uuids': [UUID.toUpperCase()], 'beacons.uids': [NAMESPACE]})
+    const test = await search(server.keys.testPk)
+    expect(test.meta.settings.beacons).toEqual({uuids: [UUID], uids: [NAMESPACE]})
+    expect((await search(server.keys.livePk)).meta.settings.beacons).toEqual({uuids: [], uids: []})
+
+    // registered 300 km away: not among the nearby beacons, but ranged by its UUID
+    const far = {description: 'far', type: 'ibeacon', uuid: UUID, major: '1', minor: '2', coordinates: [2.35, 48.85]}
+    expect((await server.call('PUT', '/v1/beacons/store/paris', {key: server.keys.testSk, body: far})).status).toBe(200)
+    expect(test.beacons).toEqual([])
+    const ranged = await server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId: 'by-uuid',
+      beacons: [{type: 'ibeacon', uuid: UUID.toUpperCase(), major: '1', minor: '2'}]}})
+    expect(ranged.body.events.map((e: any) => [e.type, e.beacon.externalId])).toEqual([['user.entered_beacon', 'paris']])
+  })
+})

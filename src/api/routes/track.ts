@@ -1,4 +1,4 @@
-import {beaconsNear} from '../../beacons/search.js'
+import {beaconRanging, beaconsNear} from '../../beacons/search.js'
 import {eventJsonText} from '../../events/json.js'
 import {contextAt} from '../../tracking/context.js'
 import {beaconSearchQuery, contextQuery, trackSchema} from '../../tracking/input.js'
@@ -25,6 +25,7 @@ export function trackRoutes(api: Api): void {
 
   api.route('get', '/search/beacons', {auth: 'P', limit: 'search'}, async (req) => {
     const {near, limit} = parse(beaconSearchQuery, req.query)
-    return {meta: {code: 200}, beacons: await beaconsNear(store, req.auth.live, near[0], near[1], limit)}
+    const beacons = await beaconsNear(store, req.auth.live, near[0], near[1], limit)
+    return {meta: {code: 200, settings: {beacons: beaconRanging(store, req.auth.live)}}, beacons}
   })
 }
