@@ -91,6 +91,15 @@ describe('loc CLI', () => {
     expect(list.stdout).toMatch(/trips\.expireAfterHours\s+24/)
   })
 
+  it('settings set prints the value as stored, and refuses a bad entry by its place', async () => {
+    const set = await loc('settings', 'set', 'security.blockedCountries', '["kp", "IR", "KP"]', '--env', 'test')
+    expect(set.stdout.trim()).toBe('security.blockedCountries = ["KP","IR"] (test)')
+    const bad = await loc('settings', 'set', 'security.blockedCountries', '["FR", "XX"]', '--env', 'test')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/^error \[invalid_parameter\]: security\.blockedCountries\.1: each must be an ISO 3166-1 alpha-2 /m)
+    expect((await loc('settings', 'get', 'security.blockedCountries', '--env', 'test')).stdout.trim()).toBe('["KP","IR"]')
+  })
+
   it('status shows the database, counts and key prefixes', async () => {
     const {stdout, code} = await loc('status')
     expect(code).toBe(0)

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {parseSettingValue, setSetting} from '../../../project/settings.js'
+import {getSettings, parseSettingValue, type SettingKey, setSetting} from '../../../project/settings.js'
 import {BaseCommand} from '../../base.js'
 
 export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
@@ -24,6 +24,8 @@ export default class SettingsSet extends BaseCommand<typeof SettingsSet> {
     const envs = this.flags.env === 'both' ? [false, true] : [this.flags.env === 'live']
     // one value for every environment: it is valid for all or for none
     for (const live of envs) await setSetting(store, live, args.key, value)
-    this.log(`${args.key} = ${JSON.stringify(value)} (${this.flags.env})`)
+    // as stored: checking may have normalised it (`kp` → `KP`, a repeat dropped)
+    const stored = getSettings(store, envs.at(-1)!)[args.key as SettingKey]
+    this.log(`${args.key} = ${JSON.stringify(stored)} (${this.flags.env})`)
   }
 }
