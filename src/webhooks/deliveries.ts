@@ -10,6 +10,8 @@ export interface Delivery {
   id: number
   webhookId: string
   eventId: string
+  /** The event's type; null once the event is gone (pruned). */
+  eventType: string | null
   status: WebhookOutboxTable['status']
   attempts: number
   nextAttemptAt: string | null
@@ -25,13 +27,14 @@ export interface DeliveryFilters {
   limit?: number
 }
 
-/** The newest deliveries first. */
+/** The newest deliveries first, each with its event's type. */
 export async function listDeliveries(store: Store, filters: DeliveryFilters = {}): Promise<Delivery[]> {
-  let q = store.db.selectFrom('webhook_outbox').selectAll().orderBy('id', 'desc').limit(filters.limit ?? 50)
-  if (filters.status) q = q.where('status', '=', filters.status)
-  if (filters.webhookId) q = q.where('webhook_id', '=', filters.webhookId)
+  let q = store.db.selectFrom('webhook_outbox as o').leftJoin('events as e', 'e.id', 'o.event_id')
+    .selectAll('o').select('e.type as event_type').orderBy('o.id', 'desc').limit(filters.limit ?? 50)
+  if (filters.status) q = q.where('o.status', '=', filters.status)
+  if (filters.webhookId) q = q.where('o.webhook_id', '=', filters.webhookId)
   return (await q.execute()).map((r) => ({
-    id: r.id, webhookId: r.webhook_id, eventId: r.event_id, status: r.status, attempts: r.attempts,
+    id: r.id, webhookId: r.webhook_id, eventId: r.event_id, eventType: r.event_type, status: r.status, attempts: r.attempts,
     nextAttemptAt: r.status === 'pending' || r.status === 'failed' ? r.next_attempt_at : null,
     lastError: r.last_error, createdAt: r.created_at, deliveredAt: r.delivered_at, replayOf: r.replay_of,
   }))

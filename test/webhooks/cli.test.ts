@@ -60,9 +60,13 @@ describe('loc webhooks', {timeout: 180_000}, () => {
     secret = added.stdout.trim()
     expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/)
     id = /added webhook ([0-9a-f]{24})/.exec(added.stderr)![1]
+    expect(added.stderr).not.toContain('receiver-own')
     const list = await loc('webhooks', 'list')
     expect(list.stdout).toContain(id)
     expect(list.stdout).not.toContain(secret)
+    // the query may hold the receiver's own token (docs/api/webhooks.md): shown elided, as sync URLs are
+    expect(list.stdout).not.toContain('receiver-own')
+    expect(list.stdout).toContain(`${receiver.url}/hooks?…`)
 
     const tested = await loc('webhooks', 'test', id)
     expect(tested.stdout).toMatch(/acknowledged: HTTP 200/)
@@ -124,9 +128,11 @@ describe('loc webhooks', {timeout: 180_000}, () => {
 
   it('deliveries lists by status; replay re-sends one delivery, an event, or everything since a time', async () => {
     const delivered = await loc('webhooks', 'deliveries', '--status', 'delivered')
-    const lines = delivered.stdout.trim().split('\n')
+    const [header, ...lines] = delivered.stdout.trim().split('\n')
+    expect(header).toMatch(/^\s*ID\s+WEBHOOK\s+EVENT\s+TYPE\s+STATUS\s+ATTEMPTS\s+LAST ERROR$/)
     expect(lines.length).toBeGreaterThanOrEqual(10)
-    const [deliveryId, , eventId] = lines[0].trim().split(/\s+/)
+    const [deliveryId, webhookId, eventId, type] = lines[0].trim().split(/\s+/)
+    expect([webhookId, type]).toEqual([id, 'conversion'])
 
     receiver.reset()
     const server = await serve()
@@ -142,5 +148,14 @@ describe('loc webhooks', {timeout: 180_000}, () => {
       await server.stop()
     }
     expect((await loc('webhooks', 'replay', '--since', 'yesterday-ish')).stderr).toContain('error [invalid_parameter]: since:')
+  })
+
+  it('deliveries and replay refuse a webhook id that names no webhook, as remove does', async () => {
+    for (const args of [['deliveries', '--webhook', 'nope'], ['replay', '--since', '2000-01-01T00:00:00Z', '--webhook', 'nope'], ['remove', 'nope']]) {
+      const res = await loc('webhooks', ...args)
+      expect(res.code).toBe(1)
+      expect(res.stderr.trim()).toBe('error [not_found]: webhook nope not found')
+      expect(res.stdout).toBe('')
+    }
   })
 })

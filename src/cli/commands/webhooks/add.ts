@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {displayUrl} from '../../../sync/sources.js'
 import {parseNewWebhook} from '../../../webhooks/input.js'
 import {addWebhook} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
@@ -23,7 +24,7 @@ export default class WebhooksAdd extends BaseCommand<typeof WebhooksAdd> {
     const input = parseNewWebhook({url: args.url, types: this.flags.types, batch: this.flags.batch}, config.webhooks.allowPrivate)
     const {webhook, secret} = addWebhook(store, this.flags.env === 'live', input)
     this.log(secret)
-    this.logToStderr(`added webhook ${webhook.id} (${this.flags.env}${webhook.types ? `, ${webhook.types.join(', ')}` : ', every type'}${webhook.batch ? ', batch' : ''}) → ${webhook.url}`)
+    this.logToStderr(`added webhook ${webhook.id} (${this.flags.env}${webhook.types ? `, ${webhook.types.join(', ')}` : ', every type'}${webhook.batch ? ', batch' : ''}) → ${displayUrl(webhook.url)}`)
     this.logToStderr('the line above is its signing secret: store it now, it will not be shown again')
   }
 }

@@ -1,9 +1,13 @@
 import {Flags} from '@oclif/core'
-import {listDeliveries} from '../../../webhooks/deliveries.js'
+import {refuse} from '../../../errors.js'
+import {type Delivery, listDeliveries} from '../../../webhooks/deliveries.js'
+import {findWebhook} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
 
+const HEADER = ['ID', 'WEBHOOK', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST ERROR']
+
 export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliveries> {
-  static description = 'List webhook deliveries, newest first: pending (never tried), failed (retry scheduled), delivered, dead (retries spent).'
+  static description = 'List webhook deliveries, newest first, under a header row: pending (never tried), failed (retry scheduled), delivered, dead (retries spent).'
   static examples = [
     '<%= config.bin %> webhooks deliveries --status dead',
     '<%= config.bin %> webhooks deliveries --webhook 6b03765fbf54a64f5f0547fc --limit 200',
@@ -17,11 +21,22 @@ export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliv
 
   async run(): Promise<void> {
     const {status, webhook, limit} = this.flags
-    const rows = await listDeliveries(await this.openStore(), {status: status as 'pending' | undefined, webhookId: webhook, limit})
+    const store = await this.openStore()
+    if (webhook !== undefined && !(await findWebhook(store, webhook))) throw refuse.notFound(`webhook ${webhook}`)
+    const rows = await listDeliveries(store, {status: status as 'pending' | undefined, webhookId: webhook, limit})
     if (rows.length === 0) return this.log('no deliveries')
-    for (const d of rows) {
-      const state = d.status === 'delivered' ? `delivered ${d.deliveredAt}` : d.nextAttemptAt ? `${d.status}, next ${d.nextAttemptAt}` : d.status
-      this.log([String(d.id).padStart(8), d.webhookId, d.eventId, state.padEnd(40), `attempts ${d.attempts}`, d.lastError ?? '', d.replayOf ? `(replay of ${d.replayOf})` : ''].join('  ').trimEnd())
-    }
+    for (const line of table([HEADER, ...rows.map(cells)])) this.log(line)
   }
+}
+
+function cells(d: Delivery): string[] {
+  const state = d.status === 'delivered' ? `delivered ${d.deliveredAt}` : d.nextAttemptAt ? `${d.status}, next ${d.nextAttemptAt}` : d.status
+  const note = [d.lastError ?? '', d.replayOf ? `(replay of ${d.replayOf})` : ''].filter(Boolean).join(' ')
+  return [String(d.id), d.webhookId, d.eventId, d.eventType ?? '-', state, String(d.attempts), note]
+}
+
+/** Columns two spaces apart, each as wide as its widest cell; the id right-aligned, the last column unpadded. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padStart(widths[c]) : c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd())
 }

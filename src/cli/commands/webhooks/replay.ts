@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {refuse} from '../../../errors.js'
 import {deliveriesOfEvent, deliveriesSince, replayDeliveries} from '../../../webhooks/deliveries.js'
 import {parseSince} from '../../../webhooks/input.js'
+import {findWebhook} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
 
 export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
@@ -22,6 +23,7 @@ export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
     const {args} = await this.parse(WebhooksReplay)
     const store = await this.openStore()
     if (!args.id === !this.flags.since) throw refuse.invalid('id', 'give a delivery id, an event _id, or --since TIME (one of them)')
+    if (this.flags.webhook !== undefined && !(await findWebhook(store, this.flags.webhook))) throw refuse.notFound(`webhook ${this.flags.webhook}`)
     let ids: number[]
     if (this.flags.since) ids = await deliveriesSince(store, parseSince(this.flags.since), this.flags.webhook)
     else if (/^\d+$/.test(args.id!)) ids = [Number(args.id)]
