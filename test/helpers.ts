@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 import {afterEach, beforeEach, expect} from 'vitest'
 import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import type {Socket} from 'node:net'
@@ -118,6 +118,21 @@ export interface ServeProcess {
   stop(): Promise<number | null>
   /** Any signal (SIGKILL for a crash), then the exit code or signal. */
   kill(signal: NodeJS.Signals): Promise<number | string | null>
+}
+
+export interface LocRun {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** `loc ARGS` as a real process (the built CLI, no terminal, LOC_LOG_LEVEL=silent unless `env` sets it); resolves with its exit code and output. */
+export function runLoc(args: string[], env: Record<string, string | undefined> = {}): Promise<LocRun> {
+  return new Promise((resolve) => {
+    execFile('node', [path.resolve('bin/run.js'), ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent', ...env}}, (error, stdout, stderr) => {
+      resolve({code: error ? (error.code as number) : 0, stdout, stderr})
+    })
+  })
 }
 
 /** `loc serve ARGS` as a real process, from its first moment: `listening` resolves with its URL, rejects if it exits first. */

@@ -42,9 +42,11 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   }
 }
 
-/** A port taken or not ours to bind, as the refusal the CLI prints (the raw error says neither what nor how). */
+/** A host that is not this machine's, a port taken or not ours to bind, as the refusal the CLI prints (the raw error says neither what nor how). */
 function listenRefusal(error: NodeJS.ErrnoException, host: string, port: number) {
   if (error.code === 'EADDRINUSE') return refuse.invalid('port', `${port} on ${host} is in use (another loc serve?): choose another with --port or LOC_PORT`)
+  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return refuse.invalid('host', `${host} does not resolve to an address: give an address of this machine with --host or LOC_HOST`)
+  if (error.code === 'EADDRNOTAVAIL') return refuse.invalid('host', `${host} is not an address of this machine: give one of its addresses (or 0.0.0.0) with --host or LOC_HOST`)
   if (error.code === 'EACCES') return refuse.invalid('port', `${port} on ${host} may not be bound by this user (ports below 1024 need privileges): choose another with --port or LOC_PORT`)
   return undefined
 }

@@ -1,9 +1,9 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
-import {isRefusal, type Refusal} from '../errors.js'
+import {Refusal} from '../errors.js'
 import type {Store} from '../store/db.js'
-import {storeRefusal} from '../store/write.js'
 import {openSystem, type System} from '../system.js'
+import {report} from './failure.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -28,7 +28,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     try {
       return loadConfig({file: flags.config as string | undefined, overrides: {dataDir: flags['data-dir'], ...overrides}})
     } catch (error) {
-      this.error((error as Error).message, {exit: 2})
+      throw new Refusal('invalid_parameter', (error as Error).message, 'config')
     }
   }
 
@@ -42,15 +42,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return (await this.system(config)).store
   }
 
-  /**
-   * A refusal prints as `error [<code>]: <message>` and exits 2 for invalid input, 1 otherwise
-   * (docs/errors.md); so do SQLite's busy store and full disk, as the API words them.
-   */
-  protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    const refusal = isRefusal(error) ? error : storeRefusal(error)
-    if (!refusal) return super.catch(error)
-    this.logToStderr(`error [${refusal.code}]: ${refusal.message}`)
-    this.exit(exitCodeOf(refusal))
+  /** Every failure, a parse error of oclif's included, as one line on stderr and a stable exit code (src/cli/failure.ts). */
+  protected async catch(error: Error): Promise<unknown> {
+    throw report(error, this.config, this.id)
   }
 
   protected async finally(error: Error | undefined): Promise<unknown> {
@@ -58,6 +52,3 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return super.finally(error)
   }
 }
-
-/** Input the caller can fix (a 400 in the API) exits 2; every other refusal 1. */
-const exitCodeOf = (refusal: Refusal): number => (refusal.status === 400 ? 2 : 1)

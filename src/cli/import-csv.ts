@@ -1,9 +1,10 @@
-import {existsSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
-import {refuse} from '../errors.js'
+import {Refusal} from '../errors.js'
 import type {ImportOptions, ImportSummary} from '../sync/import.js'
 import type {System} from '../system.js'
 import {BaseCommand} from './base.js'
+import {requireFile} from './file-arg.js'
 import {startProgress} from './progress.js'
 
 /** `loc geofences import` and `loc beacons import`: the same flags, progress bar and summary. */
@@ -21,7 +22,7 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
   async run(): Promise<void> {
     const {args} = await this.parse(this.ctor)
     const file = args.file as string
-    if (!existsSync(file) || !statSync(file).isFile()) throw refuse.invalid('file', `must be a readable CSV file (${file} is not a file)`)
+    requireFile(file, 'a readable CSV file')
     const system = await this.system()
     const size = statSync(file).size
     const progress = startProgress(`${this.noun} rows`, size, '{bar} {percentage}% | {rows} {label}')
@@ -37,10 +38,12 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
     } finally {
       progress.stop()
     }
-    for (const f of summary.failures) this.log(`row ${f.row}${f.column ? `, ${f.column}` : ''}: ${f.reason}`)
-    if (summary.failed > summary.failures.length) this.log(`… and ${summary.failed - summary.failures.length} more failed rows`)
-    this.log(summaryLine(this.noun, this.flags.env, summary, this.flags['dry-run']))
-    if (summary.failed > 0 && !summary.written && !this.flags['dry-run'] && !this.flags.partial) this.exit(2)
+    // the rows at fault are a report for the person at the terminal: stderr, as a refusal is
+    for (const f of summary.failures) this.logToStderr(`row ${f.row}${f.column ? `, ${f.column}` : ''}: ${f.reason}`)
+    if (summary.failed > summary.failures.length) this.logToStderr(`… and ${summary.failed - summary.failures.length} more failed rows`)
+    const line = summaryLine(this.noun, this.flags.env, summary, this.flags['dry-run'])
+    if (summary.failed > 0 && !summary.written && !this.flags['dry-run'] && !this.flags.partial) throw new Refusal('invalid_parameter', line, 'file')
+    this.log(line)
   }
 }
 

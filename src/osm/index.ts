@@ -1,5 +1,5 @@
 export {importOsm, type ImportOptions, type ImportProgress, type ImportResult} from './import.js'
-export {regionFromFile} from './files.js'
+export {REGION_NAME, regionFromFile} from './files.js'
 export type {MapStage, StageContext, StageResult} from './stage.js'
 export {STAGES} from './stages.js'
 export {readPbf, PbfError, type OsmVisitor, type Tags} from './pbf.js'

@@ -88,10 +88,12 @@ export function setSetting(store: Store, live: boolean, key: string, value: unkn
   return setSettings(store, live, {[key]: value})
 }
 
+export const unknownSetting = (key: string) => refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
+
 /** Validates every pair first, then writes them in one transaction: all or nothing. */
 export async function setSettings(store: Store, live: boolean, values: Record<string, unknown>): Promise<void> {
   const rows = Object.entries(values).map(([key, value]) => {
-    if (!isSettingKey(key)) throw refuse.invalid(key, `unknown setting; known: ${Object.keys(SETTINGS).join(', ')}`)
+    if (!isSettingKey(key)) throw unknownSetting(key)
     // the input limits every API body is held to (prototype keys, depth, lone surrogates), for the CLI too
     const problem = inputProblem(value, '')
     if (problem?.tooComplex) throw refuse.tooComplex(key, problem.statement)

@@ -44,7 +44,12 @@ export function parseTrace(text: string, format: 'csv' | 'gpx'): TracePoint[] {
 }
 
 function parseTraceCsv(text: string): TracePoint[] {
-  const rows = parseCsv(text, {columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, trim: true}) as Array<Record<string, string>>
+  let rows: Array<Record<string, string>>
+  try {
+    rows = parseCsv(text, {columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, trim: true})
+  } catch (error) {
+    throw csvRefusal(error as CsvError)
+  }
   return rows.map((row, i) => {
     const where = `line ${i + 2}`
     const lat = decimal(pick(row, ['latitude', 'lat']) ?? '')
@@ -56,6 +61,17 @@ function parseTraceCsv(text: string): TracePoint[] {
       stopped: flag(pick(row, ['stopped']), 'stopped', where), foreground: flag(pick(row, ['foreground']), 'foreground', where)}
   })
 }
+
+/** csv-parse's error (a row with more or fewer cells than the header, an unclosed quote) as a refusal naming the line. */
+function csvRefusal(error: CsvError) {
+  const where = error.lines ? `line ${error.lines}` : 'trace'
+  if (error.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && error.record && error.columns) {
+    return refuse.invalid(where, `${error.columns.length} cells like the header (has ${error.record.length})`)
+  }
+  return refuse.invalid(where, `valid CSV (${error.message})`)
+}
+
+type CsvError = Error & {code?: string; lines?: number; record?: unknown[]; columns?: unknown[]}
 
 function parseGpx(text: string): TracePoint[] {
   const points: TracePoint[] = []

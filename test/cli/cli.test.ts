@@ -1,27 +1,17 @@
-import {execFile, spawn} from 'node:child_process'
-import {existsSync, readFileSync, rmSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import path from 'node:path'
-import {promisify} from 'node:util'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {spawnServe, tempDir} from '../helpers.js'
+import {runLoc, spawnServe, tempDir} from '../helpers.js'
 
-const run = promisify(execFile)
 const BIN = path.resolve('bin/run.js')
 let dataDir: string
 
-/** `loc ...` as a real process on the temp data dir; resolves with exit code and output. */
-async function loc(...args: string[]): Promise<{code: number; stdout: string; stderr: string}> {
-  try {
-    const {stdout, stderr} = await run('node', [BIN, ...args], {env: {...process.env, LOC_DATA_DIR: dataDir, LOC_LOG_LEVEL: 'silent'}})
-    return {code: 0, stdout, stderr}
-  } catch (error) {
-    const e = error as {code: number; stdout: string; stderr: string}
-    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
-  }
-}
+/** `loc ...` on the temp data dir. */
+const loc = (...args: string[]) => runLoc(args, {LOC_DATA_DIR: dataDir})
 
 beforeAll(() => {
   dataDir = tempDir('loc-cli-')
@@ -109,6 +99,44 @@ describe('loc CLI', () => {
     expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
   })
 
+  it('every refusal is one line on stderr, `error [code]: message`, with the documented exit code', async () => {
+    const dir = tempDir('loc-refusals-')
+    try {
+      const ragged = path.join(dir, 'ragged.csv')
+      writeFileSync(ragged, 'latitude,longitude,accuracy\n43.73,7.42\n')
+      const notPbf = path.join(dir, 'notes.osm.pbf')
+      writeFileSync(notPbf, 'latitude,longitude\n')
+      const cases: [string[], RegExp][] = [
+        [['nope'], /^error \[invalid_parameter\]: command: nope is not a loc command; see loc --help$/],
+        [['keys', 'nope'], /^error \[invalid_parameter\]: command: loc keys nope is not a command; see loc keys --help$/],
+        [['keys', 'list', 'extra'], /^error \[invalid_parameter\]: extra: unexpected argument; see loc keys list --help$/],
+        [['keys', 'create', '--bogus'], /^error \[invalid_parameter\]: --bogus: no such flag; see loc keys create --help$/],
+        [['keys', 'create', '--type', 'secret'], /^error \[invalid_parameter\]: --env: required; see loc keys create --help$/],
+        [['keys', 'create', '--type', 'foo', '--env', 'test'], /^error \[invalid_parameter\]: --type: one of publishable, secret \(got foo\); see loc keys create --help$/],
+        [['keys', 'revoke'], /^error \[invalid_parameter\]: prefix: required; see loc keys revoke --help$/],
+        [['init', '--yes', '--port', '70000'], /^error \[invalid_parameter\]: --port: expected an integer less than or equal to 65535/],
+        [['settings', 'get', 'nope'], /^error \[invalid_parameter\]: nope: unknown setting; known: geofences\./],
+        [['status', '--config', path.join(dir, 'none.json')], /^error \[invalid_parameter\]: cannot read config file/],
+        [['simulate', ragged, '--user', 'u', '--dry-run'], /^error \[invalid_parameter\]: line 2: 3 cells like the header \(has 2\)$/],
+        [['import', 'osm', path.join(dir, 'none.osm.pbf'), '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.*none\.osm\.pbf does not exist\)$/],
+        [['import', 'osm', dir, '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.* is a directory\)$/],
+        [['import', 'osm', notPbf, '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.*not an OSM PBF file\?\); the map store is unchanged$/],
+        [['import', 'osm', 'data/monaco.osm.pbf', '--region', '../evil', '--data-dir', dir], /^error \[invalid_parameter\]: --region: must be a-z, 0-9, - and _/],
+        [['serve', '--host', '999.1.1.1', '--port', '0'], /^error \[invalid_parameter\]: host: 999\.1\.1\.1 does not resolve to an address/],
+        [['init', '--config', path.join(dir, 'local.json')], /^error \[invalid_parameter\]: --yes: required without a terminal/],
+      ]
+      for (const [args, expected] of cases) {
+        const res = await loc(...args)
+        expect({args, code: res.code, stdout: res.stdout}).toEqual({args, code: 2, stdout: ''})
+        expect(res.stderr.split('\n'), args.join(' ')).toHaveLength(2) // one line and its newline
+        expect(res.stderr.trim(), args.join(' ')).toMatch(expected)
+      }
+      expect(existsSync(path.join(dir, 'local.json'))).toBe(false)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 120_000)
+
   it('a write that finds the store locked past the busy timeout prints the catalogue\'s refusal and writes nothing', async () => {
     const before = (await loc('keys', 'list')).stdout
     // another process's write (an import, a server's batch) holding the lock throughout
@@ -136,7 +164,7 @@ describe('loc CLI', () => {
       const keys = [...out.matchAll(/prj_(test|live)_(pk|sk)_[0-9a-f]{40}/g)].map((m) => m[0])
       expect(keys).toHaveLength(4)
       for (const key of keys) expect((await fetch(`${server.url}/v1/config`, {headers: {authorization: key}})).status).toBe(200)
-      const status = await run('node', [BIN, 'status'], {env: {...process.env, LOC_DATA_DIR: dir}})
+      const status = await runLoc(['status'], {LOC_DATA_DIR: dir})
       expect(status.stdout).toMatch(/monaco\s+monaco\.osm\.pbf\s+imported/)
     } finally {
       await server.stop()

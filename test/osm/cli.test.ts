@@ -1,27 +1,15 @@
-import {execFile} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {promisify} from 'node:util'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readManifest} from '../../src/map/index.js'
-import {spawnServe} from '../helpers.js'
+import {runLoc, spawnServe} from '../helpers.js'
 import {snapshot, tempDataDir} from './helpers.js'
 
 // Runs the built CLI (`npm test` builds first).
-const run = promisify(execFile)
-const BIN = path.resolve('bin/run.js')
 const dataDir = tempDataDir()
 afterAll(() => rmSync(dataDir, {recursive: true, force: true}))
 
-async function loc(...args: string[]): Promise<{code: number; stdout: string; stderr: string}> {
-  try {
-    const {stdout, stderr} = await run('node', [BIN, ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})
-    return {code: 0, stdout, stderr}
-  } catch (error) {
-    const e = error as {code: number; stdout: string; stderr: string}
-    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
-  }
-}
+const loc = (...args: string[]) => runLoc(args)
 
 describe('loc import osm', () => {
   it('imports the bundled Monaco extract and prints a summary', async () => {
@@ -45,10 +33,8 @@ describe('loc import osm', () => {
     const bad = path.join(dataDir, 'bad.osm.pbf')
     writeFileSync(bad, Buffer.alloc(1000, 7))
     const failed = await loc('import', 'osm', bad, '--data-dir', dataDir)
-    expect(failed.code).toBe(1)
-    const message = failed.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ') // oclif wraps and prefixes lines
-    expect(message).toMatch(/import failed: .*not an OSM PBF/)
-    expect(message).toMatch(/map store is unchanged/)
+    expect(failed.code).toBe(2)
+    expect(failed.stderr).toMatch(/^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.*not an OSM PBF file\?\); the map store is unchanged\n$/)
     expect(snapshot(dataDir)).toEqual(before)
   })
 

@@ -71,8 +71,9 @@ describe('loc geofences import / sync', () => {
       writeFileSync(bad, 'description,type,tag,externalId,coordinates,radius\r\nA,circle,venue,new,"[7.42,43.73]",50\r\nB,circle,venue,casino,"[7.42,43.73]",5\r\n')
       const refused = await loc(['geofences', 'import', bad, '--env', 'test'])
       expect(refused.code).toBe(2)
-      expect(refused.stdout).toBe('row 3, radius: range 10 to 10000 (meters)\n' +
-        'nothing imported (test): 1 of 2 rows failed; fix them or use --partial to import the valid rows\n')
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toBe('row 3, radius: range 10 to 10000 (meters)\n' +
+        'error [invalid_parameter]: nothing imported (test): 1 of 2 rows failed; fix them or use --partial to import the valid rows\n')
       expect(await venues()).toBe(4)
     } finally {
       expect(await server.stop()).toBe(0)

@@ -1,7 +1,5 @@
-import {execFile} from 'node:child_process'
 import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {promisify} from 'node:util'
 import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {loadConfig} from '../../src/config/index.js'
@@ -9,21 +7,12 @@ import {geofenceInputSchema} from '../../src/geofences/input.js'
 import {createGeofence} from '../../src/geofences/store.js'
 import {createLogger} from '../../src/log.js'
 import {openSystem} from '../../src/system.js'
-import {tempDir} from '../helpers.js'
+import {runLoc, tempDir} from '../helpers.js'
 
-const run = promisify(execFile)
 const dir = tempDir()
 const dataDir = path.join(dir, 'data')
 
-async function loc(...args: string[]): Promise<{code: number; stdout: string; stderr: string}> {
-  try {
-    const {stdout, stderr} = await run('node', [path.resolve('bin/run.js'), ...args, '--data-dir', dataDir], {env: {...process.env, LOC_LOG_LEVEL: 'silent'}})
-    return {code: 0, stdout, stderr}
-  } catch (error) {
-    const e = error as {code: number; stdout: string; stderr: string}
-    return {code: e.code, stdout: e.stdout, stderr: e.stderr}
-  }
-}
+const loc = (...args: string[]) => runLoc([...args, '--data-dir', dataDir])
 
 function count(table: string): number {
   const db = new Database(path.join(dataDir, 'loc.db'), {readonly: true})

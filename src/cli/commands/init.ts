@@ -3,6 +3,7 @@ import path from 'node:path'
 import {Flags} from '@oclif/core'
 import {confirm, input, number} from '@inquirer/prompts'
 import {loadConfig, PACKAGE_ROOT} from '../../config/index.js'
+import {refuse} from '../../errors.js'
 import {createKey} from '../../project/keys.js'
 import {openStore} from '../../store/db.js'
 import {BaseCommand} from '../base.js'
@@ -22,11 +23,21 @@ export default class Init extends BaseCommand<typeof Init> {
     const current = existsSync(target) ? this.loadConfig() : loadConfig({overrides: {dataDir: this.flags['data-dir']}})
     const relative = path.relative(PACKAGE_ROOT, current.dataDir) || '.'
     const ask = !this.flags.yes
-    const dataDir = ask ? await input({message: 'Data directory', default: this.flags['data-dir'] ?? relative}) : (this.flags['data-dir'] ?? relative)
-    const port = ask
-      ? await number({message: 'Port', default: this.flags.port ?? current.port, min: 0, max: 65535, required: true})
-      : (this.flags.port ?? current.port)
-    const makeKeys = ask ? await confirm({message: 'Create the four API keys now?', default: this.flags.keys}) : this.flags.keys
+    if (ask && !process.stdin.isTTY) throw refuse.invalid('--yes', 'required without a terminal (init asks its questions at one); with --yes it takes --data-dir and --port, or the defaults')
+    let dataDir: string
+    let port: number
+    let makeKeys: boolean
+    try {
+      dataDir = ask ? await input({message: 'Data directory', default: this.flags['data-dir'] ?? relative}) : (this.flags['data-dir'] ?? relative)
+      port = ask
+        ? (await number({message: 'Port', default: this.flags.port ?? current.port, min: 0, max: 65535, required: true}))!
+        : (this.flags.port ?? current.port)
+      makeKeys = ask ? await confirm({message: 'Create the four API keys now?', default: this.flags.keys}) : this.flags.keys
+    } catch (error) {
+      // Ctrl-C or Ctrl-D at a question: nothing is saved yet
+      if ((error as Error).name === 'ExitPromptError') this.error('init cancelled; nothing saved', {exit: 130})
+      throw error
+    }
 
     const saved = existsSync(target) ? JSON.parse(readFileSync(target, 'utf8')) : {}
     mkdirSync(path.dirname(target), {recursive: true})

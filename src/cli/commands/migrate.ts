@@ -1,3 +1,4 @@
+import {Refusal} from '../../errors.js'
 import {BaseCommand} from '../base.js'
 import {migrate, openStore} from '../../store/db.js'
 
@@ -11,7 +12,7 @@ export default class Migrate extends BaseCommand<typeof Migrate> {
     try {
       const {error, results = []} = await migrate(store.sqlite)
       for (const r of results) this.log(`${r.status === 'Success' ? 'applied' : r.status.toLowerCase()}: ${r.migrationName}`)
-      if (error) this.error(`migration failed: ${(error as Error).message}`)
+      if (error) throw new Refusal('internal', `migration failed: ${(error as Error).message}`)
       this.log(results.length ? `${results.length} migration(s) applied to ${store.file}` : `${store.file} is up to date`)
     } finally {
       await store.close()

@@ -1,6 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import {importOsm, type ImportProgress} from '../../../osm/index.js'
+import {Refusal, refuse} from '../../../errors.js'
+import {importOsm, type ImportProgress, PbfError, REGION_NAME} from '../../../osm/index.js'
 import {BaseCommand} from '../../base.js'
+import {requireFile} from '../../file-arg.js'
 import {startProgress} from '../../progress.js'
 
 // Pass 1 (nodes, relations) and pass 2 (ways) each read the whole file; the build steps after them are short.
@@ -28,6 +30,9 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ImportOsm)
+    requireFile(args.file, 'an OSM PBF extract')
+    const {region} = this.flags
+    if (region !== undefined && !REGION_NAME.test(region)) throw refuse.invalid('--region', 'must be a-z, 0-9, - and _, starting with a letter or digit, at most 64 characters')
     const config = this.loadConfig()
     const abort = new AbortController()
     const onSigint = () => abort.abort()
@@ -53,8 +58,8 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
       })
     } catch (error) {
       bar.stop()
-      const message = abort.signal.aborted ? 'interrupted' : (error as Error).message
-      this.error(`import failed: ${message}\nThe map store is unchanged.`, {exit: abort.signal.aborted ? 130 : 1})
+      if (abort.signal.aborted) this.error('import interrupted; the map store is unchanged', {exit: 130})
+      throw importRefusal(error as Error)
     } finally {
       process.off('SIGINT', onSigint)
       process.off('SIGTERM', onSigint)
@@ -77,8 +82,16 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
     if (r.overlaps.length) this.warn(`region "${r.region}" overlaps ${r.overlaps.join(', ')}: what both hold is answered and drawn once (docs/api/geocoding.md)`)
     if (r.warnings.length) {
-      this.warn(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)
+      this.logToStderr(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)
     }
     this.log('Map data © OpenStreetMap contributors (ODbL 1.0)')
   }
+}
+
+/** A file that is not a PBF extract is the caller's to fix (exit 2); another import running is a wait; anything else a fault. */
+function importRefusal(error: Error): Refusal {
+  const unchanged = 'the map store is unchanged'
+  if (error instanceof PbfError) return refuse.invalid('file', `must be an OSM PBF extract (${error.message}); ${unchanged}`)
+  if (/^another import .* is running/.test(error.message)) return refuse.unavailable(`${error.message}; ${unchanged}`)
+  return new Refusal('internal', `import failed: ${error.message}; ${unchanged}`)
 }

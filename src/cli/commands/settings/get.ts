@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {getSettings, isSettingKey} from '../../../project/settings.js'
+import {getSettings, isSettingKey, unknownSetting} from '../../../project/settings.js'
 import {BaseCommand} from '../../base.js'
 
 export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
@@ -10,7 +10,7 @@ export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
 
   async run(): Promise<void> {
     const {args} = await this.parse(SettingsGet)
-    if (!isSettingKey(args.key)) this.error(`unknown setting ${args.key}: see \`loc settings list\``, {exit: 2})
+    if (!isSettingKey(args.key)) throw unknownSetting(args.key)
     this.log(JSON.stringify(getSettings(await this.openStore(), this.flags.env === 'live')[args.key]))
   }
 }
