@@ -248,7 +248,7 @@ describe('loc CLI', () => {
     }
   })
 
-  it('init --yes writes the config file, creates the database and prints four keys', async () => {
+  it('init --yes writes the config file, creates the database and prints four keys; again, it creates none', async () => {
     const dir = tempDir('loc-init-')
     const configFile = path.join(dir, 'local.json')
     try {
@@ -257,6 +257,14 @@ describe('loc CLI', () => {
       expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({port: 9123})
       expect(existsSync(path.join(dir, 'store', 'loc.db'))).toBe(true)
       for (const prefix of ['prj_test_pk_', 'prj_test_sk_', 'prj_live_pk_', 'prj_live_sk_']) expect(stdout).toMatch(new RegExp(`${prefix}[0-9a-f]{40}`))
+
+      // again on the initialised store: the four keys stay the only ones
+      const again = await loc('init', '--yes', '--config', configFile, '--data-dir', path.join(dir, 'store'))
+      expect(again.code).toBe(0)
+      expect(again.stdout).toContain('API keys: the store already has 4 active keys (loc keys list); none created (loc keys create makes more)')
+      expect(again.stdout).not.toMatch(/prj_(test|live)_/)
+      const keys = (await loc('keys', 'list', '--data-dir', path.join(dir, 'store'))).stdout.trim().split('\n')
+      expect(keys.filter((line) => line.includes(' active '))).toHaveLength(4)
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
