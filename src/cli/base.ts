@@ -1,7 +1,9 @@
+import {existsSync} from 'node:fs'
+import path from 'node:path'
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {type Config, loadConfig} from '../config/index.js'
-import {Refusal} from '../errors.js'
-import type {Store} from '../store/db.js'
+import {Refusal, refuse} from '../errors.js'
+import {STORE_FILE, type Store} from '../store/db.js'
 import {openSystem, type System} from '../system.js'
 import {report} from './failure.js'
 
@@ -13,6 +15,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     config: Flags.string({description: 'JSON config file applied over config/default.json (LOC_* variables still win)', helpValue: 'FILE'}),
     'data-dir': Flags.string({description: 'data directory (default: data/, or LOC_DATA_DIR)', helpValue: 'DIR'}),
   }
+
+  /**
+   * Set on commands that only read or change what a store already holds (`keys list`, `status`):
+   * a data directory without a store is refused rather than given a new empty one (a mistyped
+   * --data-dir). The others create the store on first use and say so.
+   */
+  static needsStore = false
 
   protected flags!: BaseFlags<T>
   private opened?: Promise<System>
@@ -34,8 +43,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** The system built by the composition root (src/system.ts), once per command; closed when the command ends. */
   protected system(config: Config = this.loadConfig()): Promise<System> {
-    this.opened ??= openSystem(config)
+    this.opened ??= this.open(config)
     return this.opened
+  }
+
+  private async open(config: Config): Promise<System> {
+    if ((this.ctor as unknown as typeof BaseCommand).needsStore) this.requireStore(config)
+    const fresh = !existsSync(path.join(config.dataDir, STORE_FILE))
+    const system = await openSystem(config)
+    if (fresh) this.logToStderr(`created a new store: ${system.store.file}`)
+    return system
+  }
+
+  /** Refuses a data directory that holds no store, creating nothing. */
+  protected requireStore(config: Config): void {
+    if (existsSync(path.join(config.dataDir, STORE_FILE))) return
+    throw refuse.invalid('data-dir', `no store at ${config.dataDir}; run \`loc init\`, or give the data directory of an existing store (--data-dir, LOC_DATA_DIR)`)
   }
 
   protected async openStore(config?: Config): Promise<Store> {

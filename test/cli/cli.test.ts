@@ -137,6 +137,26 @@ describe('loc CLI', () => {
     }
   }, 120_000)
 
+  it('read-only commands refuse a data dir without a store and create nothing; a write creates one and says so', async () => {
+    const dir = tempDir('loc-typo-')
+    try {
+      const typo = path.join(dir, 'typo')
+      for (const args of [['keys', 'list'], ['status'], ['settings', 'get', 'geofences.minConfidence'], ['settings', 'list'], ['keys', 'revoke', 'prj_test_sk_'],
+        ['simulate', 'docs/examples/trace.csv', '--user', 'u', '--dry-run']]) {
+        const res = await loc(...args, '--data-dir', typo)
+        expect({args, code: res.code, stdout: res.stdout}).toEqual({args, code: 2, stdout: ''})
+        expect(res.stderr).toBe(`error [invalid_parameter]: data-dir: no store at ${typo}; run \`loc init\`, or give the data directory of an existing store (--data-dir, LOC_DATA_DIR)\n`)
+        expect(existsSync(typo)).toBe(false)
+      }
+      const created = await loc('keys', 'create', '--type', 'secret', '--env', 'test', '--data-dir', typo)
+      expect(created.code).toBe(0)
+      expect(created.stderr).toContain(`created a new store: ${path.join(typo, 'loc.db')}\n`)
+      expect((await loc('keys', 'list', '--data-dir', typo)).stdout).toMatch(/prj_test_sk_/)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 60_000)
+
   it('a write that finds the store locked past the busy timeout prints the catalogue\'s refusal and writes nothing', async () => {
     const before = (await loc('keys', 'list')).stdout
     // another process's write (an import, a server's batch) holding the lock throughout

@@ -43,6 +43,8 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
     let config = this.loadConfig()
     let scratch: string | undefined
     if (flags['dry-run']) {
+      // a scratch copy of a store that is not there would be an empty store: nothing to test
+      this.requireStore(config)
       const original = await this.openStore(config)
       scratch = mkdtempSync(path.join(os.tmpdir(), 'loc-simulate-'))
       await original.sqlite.backup(path.join(scratch, path.basename(original.file)))

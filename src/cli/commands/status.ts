@@ -10,6 +10,7 @@ const RESOURCES = ['users', 'geofences', 'beacons', 'trips', 'events'] as const
 export default class Status extends BaseCommand<typeof Status> {
   static description = 'Show the database path and size, resource counts and this month\'s API requests per environment, imported extracts and key prefixes.'
   static examples = ['<%= config.bin %> status']
+  static needsStore = true
 
   async run(): Promise<void> {
     const config = this.loadConfig()

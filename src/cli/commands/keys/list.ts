@@ -4,6 +4,7 @@ import {BaseCommand} from '../../base.js'
 export default class KeysList extends BaseCommand<typeof KeysList> {
   static description = 'List API keys by prefix, type, environment and state (keys themselves are never shown).'
   static examples = ['<%= config.bin %> keys list']
+  static needsStore = true
 
   async run(): Promise<void> {
     const keys = await listKeys(await this.openStore())

@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
   static description = 'Revoke the API key with the given prefix (as `loc keys list` shows it). Requests with it get 401 at once.'
   static examples = ['<%= config.bin %> keys revoke prj_test_sk_1a2b3c4d']
+  static needsStore = true
   static args = {prefix: Args.string({description: 'key prefix from `loc keys list`', required: true})}
 
   async run(): Promise<void> {

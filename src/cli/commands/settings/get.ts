@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 export default class SettingsGet extends BaseCommand<typeof SettingsGet> {
   static description = 'Print one project setting as JSON.'
   static examples = ['<%= config.bin %> settings get geofences.minConfidence']
+  static needsStore = true
   static args = {key: Args.string({description: 'setting name (see `loc settings list`)', required: true})}
   static flags = {env: Flags.string({description: 'environment', options: ['test', 'live'], default: 'live'})}
 

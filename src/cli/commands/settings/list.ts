@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 export default class SettingsList extends BaseCommand<typeof SettingsList> {
   static description = 'List every project setting with its value and meaning.'
   static examples = ['<%= config.bin %> settings list', '<%= config.bin %> settings list --env test']
+  static needsStore = true
   static flags = {env: Flags.string({description: 'environment', options: ['test', 'live'], default: 'live'})}
 
   async run(): Promise<void> {
