@@ -5,7 +5,7 @@ import type {ImportOptions, ImportSummary} from '../sync/import.js'
 import type {System} from '../system.js'
 import {BaseCommand} from './base.js'
 import {requireFile} from './file-arg.js'
-import {startProgress} from './progress.js'
+import {count, startProgress} from './progress.js'
 
 /** `loc geofences import` and `loc beacons import`: the same flags, progress bar and summary. */
 export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvCommand> {
@@ -25,7 +25,7 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
     requireFile(file, 'a readable CSV file')
     const system = await this.system()
     const size = statSync(file).size
-    const progress = startProgress(`${this.noun} rows`, size, '{bar} {percentage}% | {rows} {label}')
+    const progress = startProgress(`{percentage}% | {rows} ${this.noun} rows`, size, {rows: 0})
     let summary: ImportSummary
     try {
       summary = await this.importer(system, file, {
@@ -34,13 +34,14 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
         dryRun: this.flags['dry-run'],
         progress: (rows, bytes) => progress.update(bytes, {rows}),
       })
-      progress.update(size, {rows: summary.rows})
-    } finally {
+    } catch (error) {
       progress.stop()
+      throw error
     }
+    progress.finish({rows: summary.rows})
     // the rows at fault are a report for the person at the terminal: stderr, as a refusal is
     for (const f of summary.failures) this.logToStderr(`row ${f.row}${f.column ? `, ${f.column}` : ''}: ${f.reason}`)
-    if (summary.failed > summary.failures.length) this.logToStderr(`… and ${summary.failed - summary.failures.length} more failed rows`)
+    if (summary.failed > summary.failures.length) this.logToStderr(`… and ${count(summary.failed - summary.failures.length)} more failed rows`)
     const line = summaryLine(this.noun, this.flags.env, summary, this.flags['dry-run'])
     if (summary.failed > 0 && !summary.written && !this.flags['dry-run'] && !this.flags.partial) throw new Refusal('invalid_parameter', line, 'file')
     this.log(line)
@@ -48,8 +49,8 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
 }
 
 export function summaryLine(noun: string, env: string, s: ImportSummary, dryRun: boolean): string {
-  const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged${s.deleted ? `, ${s.deleted} deleted` : ''}, ${s.failed} failed`
-  if (dryRun) return `dry run (${env}), nothing written: ${counts} of ${s.rows} rows`
-  if (!s.written) return `nothing imported (${env}): ${s.failed} of ${s.rows} rows failed; fix them or use --partial to import the valid rows`
-  return `${noun} imported (${env}): ${counts} of ${s.rows} rows`
+  const counts = `${count(s.created)} created, ${count(s.updated)} updated, ${count(s.unchanged)} unchanged${s.deleted ? `, ${count(s.deleted)} deleted` : ''}, ${count(s.failed)} failed`
+  if (dryRun) return `dry run (${env}), nothing written: ${counts} of ${count(s.rows)} rows`
+  if (!s.written) return `nothing imported (${env}): ${count(s.failed)} of ${count(s.rows)} rows failed; fix them or use --partial to import the valid rows`
+  return `${noun} imported (${env}): ${counts} of ${count(s.rows)} rows`
 }

@@ -290,6 +290,49 @@ describe('loc CLI', () => {
     }
   })
 
+  it('import summaries print counts with thousands separators, as import osm does', async () => {
+    const dir = tempDir('loc-counts-')
+    try {
+      const csv = path.join(dir, 'many.csv')
+      const rows = Array.from({length: 1000}, (_, i) => `Store ${i},circle,store,s${i},"[7.42,43.73]",50`)
+      writeFileSync(csv, ['description,type,tag,externalId,coordinates,radius', ...rows].join('\n') + '\n')
+      const res = await loc('geofences', 'import', csv, '--env', 'test', '--dry-run')
+      expect(res.stdout).toBe('dry run (test), nothing written: 1,000 created, 0 updated, 0 unchanged, 0 failed of 1,000 rows\n')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  // a terminal of its own: `script` (util-linux) gives the process a pseudo-terminal
+  it.skipIf(!existsSync('/usr/bin/script'))('progress bars on a terminal: every frame filled in, import osm ending at 100 %', async () => {
+    const dir = tempDir('loc-progress-')
+    const inTerminal = (command: string) => new Promise<string[]>((resolve, reject) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], {env: {...process.env, LOC_DATA_DIR: dir, LOC_LOG_LEVEL: 'silent'}})
+      let out = ''
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk))
+      child.on('error', reject)
+      // each frame of the bar (redrawn from column 1), without its colours and cursor moves
+      child.on('exit', () => resolve(out.replaceAll('\x1b[1G', '\n').replace(/\x1b(\[[0-9;?]*[a-zA-Z]|[78])/g, '').split(/[\r\n]+/).filter(Boolean)))
+    })
+    try {
+      const osm = await inTerminal(`node ${BIN} import osm data/monaco.osm.pbf`)
+      const frames = osm.filter((line) => line.includes('% | '))
+      expect(frames.length).toBeGreaterThan(2)
+      for (const frame of frames) {
+        expect(frame).not.toContain('{')
+        expect(frame).not.toMatch(/\d\.\d{4,}/) // a stage's fraction as a raw number
+      }
+      expect(frames.at(-1)).toMatch(/ 100% \| 0\.7\/0\.7 MB \| 47,887 objects \| done$/)
+      expect(osm).toContainEqual(expect.stringMatching(/^imported region "monaco"/))
+
+      const csv = (await inTerminal(`node ${BIN} geofences import docs/examples/geofences.csv --env test --dry-run`)).filter((line) => line.includes('% | '))
+      for (const frame of csv) expect(frame).not.toContain('{')
+      expect(csv.at(-1)).toMatch(/ 100% \| 4 geofences rows$/)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 60_000)
+
   // inquirer needs a terminal: `script` (util-linux) gives the process a pseudo-terminal
   it.skipIf(!existsSync('/usr/bin/script'))('init asks for the data directory, port and keys at a terminal', async () => {
     const dir = tempDir('loc-init-tty-')

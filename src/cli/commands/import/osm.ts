@@ -1,15 +1,29 @@
+import {statSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {Refusal, refuse} from '../../../errors.js'
-import {importOsm, type ImportProgress, PbfError, REGION_NAME} from '../../../osm/index.js'
+import {importOsm, type ImportProgress, PbfError, REGION_NAME, STAGES} from '../../../osm/index.js'
 import {BaseCommand} from '../../base.js'
 import {requireFile} from '../../file-arg.js'
-import {startProgress} from '../../progress.js'
+import {count, startProgress} from '../../progress.js'
 
-// Pass 1 (nodes, relations) and pass 2 (ways) each read the whole file; the build steps after them are short.
+// Each phase's share of the bar, as long as it takes on the bundled extracts: the derived stages
+// (routing's contraction above all) take two thirds, each stage an equal part of them.
 const PHASES: Record<ImportProgress['phase'], [from: number, to: number, label: string]> = {
-  read: [0, 0.5, 'pass 1/2: nodes and relations'], ways: [0.5, 0.94, 'pass 2/2: ways'], relations: [0.94, 0.95, 'areas'],
-  roads: [0.95, 0.97, 'road graph'], streets: [0.97, 0.98, 'streets'], index: [0.98, 0.99, 'indexes'],
-  stages: [0.99, 0.998, 'stage'], verify: [0.998, 1, 'verify'],
+  read: [0, 0.05, 'pass 1/2: nodes and relations'], ways: [0.05, 0.25, 'pass 2/2: ways'], relations: [0.25, 0.27, 'areas'],
+  roads: [0.27, 0.31, 'road graph'], streets: [0.31, 0.33, 'streets'], index: [0.33, 0.35, 'indexes'],
+  stages: [0.35, 0.98, 'stage'], verify: [0.98, 1, 'verify'],
+}
+
+/** How far the import is (0 to 1), and what it is doing. */
+function progressOf(p: ImportProgress): {fraction: number; label: string} {
+  const [from, to, name] = PHASES[p.phase]
+  const within = p.total ? Math.min(p.done / p.total, 1) : 0
+  // stages and verify report per stage: their place in STAGES spreads them over the phase
+  const index = p.stage ? Math.max(STAGES.findIndex((s) => s.name === p.stage), 0) : 0
+  const fraction = from + (to - from) * (p.stage ? (index + within) / STAGES.length : within)
+  if (p.phase === 'read' || p.phase === 'ways') return {fraction, label: name}
+  const done = p.done === 0 ? '' : Number.isInteger(p.done) && p.total > 1 ? ` ${count(p.done)}/${count(p.total)}` : ` ${Math.floor(within * 100)}%`
+  return {fraction, label: p.stage ? `${name} ${p.stage}${done}` : `building ${name}${done}`}
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toLocaleString('en-US', {maximumFractionDigits: 1})} KB`
@@ -38,9 +52,9 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     const onSigint = () => abort.abort()
     process.once('SIGINT', onSigint)
     process.once('SIGTERM', onSigint)
-    const bar = startProgress(PHASES.read[2], 1, '{bar} {percentage}% | {mb} MB | {objects} objects | {label}')
-    const payload = (bytes: number, total: number, objects: number) => ({mb: `${(bytes / 1e6).toFixed(1)}/${(total / 1e6).toFixed(1)}`, objects: objects.toLocaleString('en-US')})
-    bar.update(0, {label: PHASES.read[2], ...payload(0, 0, 0)})
+    const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', {minimumFractionDigits: 1, maximumFractionDigits: 1})
+    const reading = (bytes: number, total: number, objects: number) => ({mb: `${mb(bytes)}/${mb(total)}`, objects})
+    const bar = startProgress('{percentage}% | {mb} MB | {objects} objects | {label}', 1, {label: PHASES.read[2], ...reading(0, statSync(args.file).size, 0)})
     let result
     try {
       result = await importOsm(args.file, {
@@ -49,11 +63,8 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
         add: this.flags.add,
         signal: abort.signal,
         onProgress: (p) => {
-          const [from, to, name] = PHASES[p.phase]
-          const reading = p.phase === 'read' || p.phase === 'ways'
-          const fraction = from + (to - from) * (p.total ? p.done / p.total : 0)
-          const label = reading ? name : p.stage ? `${name} ${p.stage} ${p.done}/${p.total}` : `building ${name} ${p.done}/${p.total}`
-          bar.update(fraction, {label, ...payload(p.bytes, p.totalBytes, p.objects)})
+          const {fraction, label} = progressOf(p)
+          bar.update(fraction, {label, ...reading(p.bytes, p.totalBytes, p.objects)})
         },
       })
     } catch (error) {
@@ -64,16 +75,16 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
       process.off('SIGINT', onSigint)
       process.off('SIGTERM', onSigint)
     }
-    bar.stop()
+    bar.finish({label: 'done'})
     const r = result
-    const n = (v: number) => v.toLocaleString('en-US').padStart(10)
+    const n = (v: number) => count(v).padStart(10)
     this.log(`${r.replaced ? 'replaced' : 'imported'} region "${r.region}" from ${r.source} in ${r.seconds.toFixed(1)} s (${(r.bytes / 1e6 / r.seconds).toFixed(1)} MB/s)`)
     this.log(`  read       ${n(r.read.nodes)} nodes  ${n(r.read.ways)} ways  ${n(r.read.relations)} relations`)
-    this.log(`  addresses  ${n(r.built.addresses)}   interpolations ${r.built.interpolations}`)
+    this.log(`  addresses  ${n(r.built.addresses)}   interpolations ${count(r.built.interpolations)}`)
     this.log(`  streets    ${n(r.built.streets)}`)
     this.log(`  places     ${n(r.built.places)}`)
-    this.log(`  admin      ${n(r.built.adminAreas)} areas   postal codes ${r.built.postalCodes}`)
-    this.log(`  roads      ${n(r.built.edges)} edges  ${n(r.built.graphNodes)} nodes  ${r.built.turnRestrictions} turn restrictions`)
+    this.log(`  admin      ${n(r.built.adminAreas)} areas   postal codes ${count(r.built.postalCodes)}`)
+    this.log(`  roads      ${n(r.built.edges)} edges  ${n(r.built.graphNodes)} nodes  ${count(r.built.turnRestrictions)} turn restrictions`)
     this.log(`  map layers ${n(r.built.layerFeatures)} features`)
     for (const st of r.stages) {
       const blobs = Object.entries(st.blobs).map(([name, bytes]) => `${name}.bin ${kb(bytes)}`).join(', ')
