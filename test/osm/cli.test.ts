@@ -1,4 +1,4 @@
-import {rmSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readManifest} from '../../src/map/index.js'
@@ -22,6 +22,10 @@ describe('loc import osm', () => {
     expect(stdout).toMatch(/admin\s+11 areas/)
     expect(stdout).toMatch(/© OpenStreetMap contributors/)
     expect(Object.keys(readManifest(dataDir).regions)).toEqual(['monaco'])
+    // docs/osm-import.md shows this very import: its sample is what it prints, times aside
+    const sample = /```\n\$ loc import osm data\/monaco\.osm\.pbf\n([\s\S]*?)```/.exec(readFileSync('docs/osm-import.md', 'utf8'))![1]
+    const timeless = (text: string) => text.replace(/[\d.]+ (s|MB\/s)\b/g, '… $1')
+    expect(timeless(sample)).toBe(timeless(stdout))
   })
 
   it('adds a region with --add --region and fails cleanly on a bad file', async () => {

@@ -87,7 +87,8 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     this.log(`  roads      ${n(r.built.edges)} edges  ${n(r.built.graphNodes)} nodes  ${count(r.built.turnRestrictions)} turn restrictions`)
     this.log(`  map layers ${n(r.built.layerFeatures)} features`)
     for (const st of r.stages) {
-      const blobs = Object.entries(st.blobs).map(([name, bytes]) => `${name}.bin ${kb(bytes)}`).join(', ')
+      // by name: routing's blobs are written in the order its worker threads finish
+      const blobs = Object.entries(st.blobs).sort(([a], [b]) => a.localeCompare(b)).map(([name, bytes]) => `${name}.bin ${kb(bytes)}`).join(', ')
       this.log(`  stage ${st.name.padEnd(10)} ${st.seconds.toFixed(2).padStart(6)} s  ${blobs || 'no blobs'}`)
     }
     if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
