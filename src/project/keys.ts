@@ -56,16 +56,16 @@ export async function listKeys(store: Store): Promise<KeyRecord[]> {
  * Revokes the one key whose listed prefix matches: the whole prefix, a longer string such as the
  * key itself, or a shorter unambiguous start of it.
  */
-export async function revokeKey(store: Store, prefix: string): Promise<KeyRecord> {
+export async function revokeKey(store: Store, prefix: string): Promise<{key: KeyRecord; alreadyRevoked: boolean}> {
   const keys = await listKeys(store)
   const matches = keys.filter((k) => k.prefix.startsWith(prefix) || prefix.startsWith(k.prefix))
   if (matches.length === 0) throw refuse.noKeyMatches(prefix)
   if (matches.length > 1) throw refuse.ambiguousKeyPrefix(prefix, matches.length)
   const [key] = matches
-  if (key.revokedAt) return key
+  if (key.revokedAt) return {key, alreadyRevoked: true}
   const revokedAt = nowIso()
   write(store, (tx) => tx.run(store.db.updateTable('api_keys').set({revoked_at: revokedAt}).where('id', '=', key.id)))
-  return {...key, revokedAt}
+  return {key: {...key, revokedAt}, alreadyRevoked: false}
 }
 
 type KeyRow = {id: string; type: KeyType; live: number; revoked_at: string | null}

@@ -54,7 +54,11 @@ describe('loc CLI', () => {
       expect((await fetch(`${server.url}/v1/settings`, {headers: {authorization: key}})).status).toBe(200)
       const revoked = await loc('keys', 'revoke', key.slice(0, 20))
       expect(revoked.code).toBe(0)
+      expect(revoked.stdout).toBe(`revoked ${key.slice(0, 20)} (secret test)\n`)
       expect((await fetch(`${server.url}/v1/settings`, {headers: {authorization: key}})).status).toBe(401)
+      const again = await loc('keys', 'revoke', key.slice(0, 20))
+      expect(again.code).toBe(0)
+      expect(again.stdout).toMatch(new RegExp(`^${key.slice(0, 20)} \\(secret test\\) was already revoked at \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z; nothing changed\\n$`))
     } finally {
       expect(await server.stop()).toBe(0)
       expect(server.output()).toContain('loc stopped')

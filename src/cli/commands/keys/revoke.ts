@@ -10,7 +10,8 @@ export default class KeysRevoke extends BaseCommand<typeof KeysRevoke> {
 
   async run(): Promise<void> {
     const {args} = await this.parse(KeysRevoke)
-    const key = await revokeKey(await this.openStore(), args.prefix)
-    this.log(`revoked ${key.prefix} (${key.type} ${key.env})`)
+    const {key, alreadyRevoked} = await revokeKey(await this.openStore(), args.prefix)
+    if (alreadyRevoked) this.log(`${key.prefix} (${key.type} ${key.env}) was already revoked at ${key.revokedAt}; nothing changed`)
+    else this.log(`revoked ${key.prefix} (${key.type} ${key.env})`)
   }
 }
