@@ -125,7 +125,7 @@ describe('loc CLI', () => {
         [['import', 'osm', path.join(dir, 'none.osm.pbf'), '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.*none\.osm\.pbf does not exist\)$/],
         [['import', 'osm', dir, '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.* is a directory\)$/],
         [['import', 'osm', notPbf, '--data-dir', dir], /^error \[invalid_parameter\]: file: must be an OSM PBF extract \(.*not an OSM PBF file\?\); the map store is unchanged$/],
-        [['import', 'osm', 'data/monaco.osm.pbf', '--region', '../evil', '--data-dir', dir], /^error \[invalid_parameter\]: --region: must be a-z, 0-9, - and _/],
+        [['import', 'osm', 'data/monaco.osm.pbf', '--region', '../evil', '--data-dir', dir], /^error \[invalid_parameter\]: --region: must be letters a-z \(any case\), digits, - and _/],
         [['serve', '--host', '999.1.1.1', '--port', '0'], /^error \[invalid_parameter\]: host: 999\.1\.1\.1 does not resolve to an address/],
         [['init', '--config', path.join(dir, 'local.json')], /^error \[invalid_parameter\]: --yes: required without a terminal/],
       ]

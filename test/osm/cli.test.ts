@@ -29,9 +29,11 @@ describe('loc import osm', () => {
   })
 
   it('adds a region with --add --region and fails cleanly on a bad file', async () => {
-    const added = await loc('import', 'osm', 'data/monaco.osm.pbf', '--add', '--region', 'demo', '--data-dir', dataDir)
+    // a region name in any case is kept in lower case, as the one taken from a file name is
+    const added = await loc('import', 'osm', 'data/monaco.osm.pbf', '--add', '--region', 'Demo', '--data-dir', dataDir)
     expect(added.code).toBe(0)
     expect(added.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ')).toMatch(/region "demo" overlaps monaco: what both hold is answered and drawn once/)
+    expect(added.stdout).toMatch(/^imported region "demo" from/)
     expect(Object.keys(readManifest(dataDir).regions).sort()).toEqual(['demo', 'monaco'])
     const before = snapshot(dataDir)
     const bad = path.join(dataDir, 'bad.osm.pbf')

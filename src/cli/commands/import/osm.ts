@@ -39,14 +39,15 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
   static args = {file: Args.string({description: 'OSM PBF extract', required: true})}
   static flags = {
     add: Flags.boolean({description: 'keep the regions already imported (default: this region replaces them)'}),
-    region: Flags.string({description: 'region name (default: file name without .osm.pbf); importing an existing region replaces it', helpValue: 'NAME'}),
+    region: Flags.string({description: 'region name: a-z, 0-9, - and _, taken in lower case (default: the file name without .osm.pbf, in lower case); importing an existing region replaces it', helpValue: 'NAME'}),
   }
 
   async run(): Promise<void> {
     const {args} = await this.parse(ImportOsm)
     requireFile(args.file, 'an OSM PBF extract')
-    const {region} = this.flags
-    if (region !== undefined && !REGION_NAME.test(region)) throw refuse.invalid('--region', 'must be a-z, 0-9, - and _, starting with a letter or digit, at most 64 characters')
+    // lower case, as the default name taken from the file is (Monaco-Latest.osm.pbf → monaco-latest)
+    const region = this.flags.region?.toLowerCase()
+    if (region !== undefined && !REGION_NAME.test(region)) throw refuse.invalid('--region', 'must be letters a-z (any case), digits, - and _, starting with a letter or digit, at most 64 characters')
     const config = this.loadConfig()
     const abort = new AbortController()
     const onSigint = () => abort.abort()
@@ -59,7 +60,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     try {
       result = await importOsm(args.file, {
         dataDir: config.dataDir,
-        region: this.flags.region,
+        region,
         add: this.flags.add,
         signal: abort.signal,
         onProgress: (p) => {
