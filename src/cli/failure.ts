@@ -79,7 +79,7 @@ const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1)
  * the longest command the words name, a command missing from a topic, or no such command at all.
  */
 function unknownCommand(error: unknown, config?: Config): Refusal | undefined {
-  const m = error instanceof Errors.CLIError ? /^command (\S+) not found$/.exec(error.message) : null
+  const m = error instanceof Errors.CLIError ? /^command (\S+) not found\.?$/i.exec(error.message) : null
   if (!m) return undefined
   const words = m[1].split(':')
   for (let n = words.length - 1; n > 0; n--) {

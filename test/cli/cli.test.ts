@@ -30,6 +30,21 @@ describe('loc CLI', () => {
     })
   })
 
+  it('help: each topic its own description; loc help COMMAND and -h show the command\'s help', async () => {
+    const root = (await loc('--help')).stdout
+    expect(root).toMatch(/^ {2}geofences +Import geofences from CSV; keep them in sync with a CSV at a URL or$/m)
+    expect(root).toMatch(/^ {2}beacons +Import beacons from CSV$/m)
+    expect((await loc('help', 'geofences', 'sync')).stdout).toMatch(/^Add, list, run and remove scheduled CSV syncs of geofences\n/)
+    expect((await loc('help', 'maps')).stdout).toMatch(/maps markers +Upload marker images for static maps/)
+    const page = await loc('keys', 'create', '--help')
+    for (const args of [['help', 'keys', 'create'], ['keys', 'create', '-h']]) {
+      const res = await loc(...args)
+      expect({args, code: res.code, stdout: res.stdout}).toEqual({args, code: 0, stdout: page.stdout})
+    }
+    const unknown = await loc('help', 'nope')
+    expect(unknown).toMatchObject({code: 2, stderr: 'error [invalid_parameter]: command: nope is not a loc command; see loc --help\n'})
+  })
+
   it('migrate creates the database, then finds it up to date', async () => {
     const first = await loc('migrate')
     expect(first.code).toBe(0)
