@@ -115,6 +115,10 @@ describe('loc CLI', () => {
     expect(stdout).toContain(path.join(dataDir, 'loc.db'))
     expect(stdout).toMatch(/geofences\s+0\s+0/)
     expect(stdout).toMatch(/requests \d{4}-\d{2}\s+1\s+0\n/) // the one request the keys test got answered
+    // the header, resources and requests in one layout: the columns end where the header's do
+    const table = stdout.slice(stdout.indexOf('resources'), stdout.indexOf('extracts')).trimEnd().split('\n')
+    expect(table).toHaveLength(7)
+    for (const line of table) expect(line.length, line).toBe(table[0].length)
     expect(stdout).toMatch(/prj_test_sk_[0-9a-f]{8}\s+secret test \(revoked\)/)
   })
 
