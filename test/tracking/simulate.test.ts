@@ -73,6 +73,19 @@ describe('loc simulate', () => {
     expect(bad.stderr).toMatch(/error \[invalid_parameter\]: line 2: latitude -90 to 90/)
   }, 120_000)
 
+  it('refuses an empty or overlong --user or --device as the API refuses such a userId or deviceId, writing nothing', async () => {
+    const before = [count('users'), count('events')]
+    for (const [flags, message] of [
+      [['--user', ''], '--user: non-empty string'],
+      [['--user', 'u5', '--device', ''], '--device: non-empty string'],
+      [['--user', 'x'.repeat(257)], '--user: string up to 256 characters'],
+    ] as const) {
+      const res = await loc('simulate', path.join(dir, 'walk.csv'), ...flags)
+      expect({flags, code: res.code, stderr: res.stderr}).toEqual({flags, code: 2, stderr: `error [invalid_parameter]: ${message}\n`})
+    }
+    expect([count('users'), count('events')]).toEqual(before)
+  }, 120_000)
+
   it('refuses a trace out of order, from the future or an unset clock, partly timed, or with a bad number, accuracy or flag, with its line, writing nothing', async () => {
     const before = count('events')
     for (const [name, message] of [

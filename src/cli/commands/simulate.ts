@@ -6,6 +6,7 @@ import {refuse} from '../../errors.js'
 import {eventJson} from '../../events/json.js'
 import {openSystem} from '../../system.js'
 import {etaFromRouting} from '../../tracking/trips.js'
+import {trackSchema} from '../../tracking/input.js'
 import {parseTrace, type TracePoint, traceTimes} from '../../tracking/trace.js'
 import {trackedUser, trackIn} from '../../tracking/track.js'
 import {write} from '../../store/write.js'
@@ -31,6 +32,11 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
   async run(): Promise<void> {
     const {flags} = this
     const {args} = await this.parse(Simulate)
+    // the user and device ids as the API takes them in a track
+    for (const [flag, value] of [['--user', flags.user], ['--device', flags.device]] as const) {
+      const id = trackSchema.shape.deviceId.safeParse(value ?? flags.user)
+      if (!id.success) throw refuse.invalid(flag, id.error.issues[0].message)
+    }
     let text: string
     try {
       text = readFileSync(args.trace, 'utf8')
