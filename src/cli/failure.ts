@@ -41,7 +41,8 @@ const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '')
 
 /** oclif's parse errors (several lines, with a hint) as one `invalid_parameter` line naming the flag or argument. */
 function parseRefusal(error: unknown, command?: string): Refusal | undefined {
-  if (!(error instanceof Error)) return undefined
+  // a flag's own parser throws a plain Error that oclif rewrites as `Parsing --flag …`
+  if (!(error instanceof Errors.CLIError || (error instanceof Error && error.message.startsWith('Parsing --')))) return undefined
   const text = stripAnsi(error.message).replace(/\s*See more help with --help\s*$/, '')
   const statement = PARSE_ERRORS.map(([pattern, say]) => {
     const m = pattern.exec(text)
