@@ -165,7 +165,7 @@ describe('loc CLI', () => {
     try {
       const typo = path.join(dir, 'typo')
       for (const args of [['keys', 'list'], ['status'], ['settings', 'get', 'geofences.minConfidence'], ['settings', 'list'], ['keys', 'revoke', 'prj_test_sk_'],
-        ['simulate', 'docs/examples/trace.csv', '--user', 'u', '--dry-run']]) {
+        ['simulate', 'docs/examples/trace.csv', '--user', 'u', '--dry-run'], ['webhooks', 'list'], ['webhooks', 'deliveries'], ['geofences', 'sync', 'list']]) {
         const res = await loc(...args, '--data-dir', typo)
         expect({args, code: res.code, stdout: res.stdout}).toEqual({args, code: 2, stdout: ''})
         expect(res.stderr).toBe(`error [invalid_parameter]: data-dir: no store at ${typo}; run \`loc init\`, or give the data directory of an existing store (--data-dir, LOC_DATA_DIR)\n`)

@@ -8,6 +8,7 @@ const HEADER = ['ID', 'WEBHOOK', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST ER
 
 export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliveries> {
   static description = 'List webhook deliveries, newest first, under a header row: pending (never tried), failed (retry scheduled), delivered, dead (retries spent).'
+  static needsStore = true
   static examples = [
     '<%= config.bin %> webhooks deliveries --status dead',
     '<%= config.bin %> webhooks deliveries --webhook 6b03765fbf54a64f5f0547fc --limit 200',

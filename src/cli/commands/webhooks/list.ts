@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 
 export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
   static description = 'List webhooks with their environment, event types and owed deliveries (secrets are never shown; a URL\'s query, which may hold the receiver\'s token, is shown as ?…).'
+  static needsStore = true
   static examples = ['<%= config.bin %> webhooks list']
 
   async run(): Promise<void> {

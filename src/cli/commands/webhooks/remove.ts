@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 
 export default class WebhooksRemove extends BaseCommand<typeof WebhooksRemove> {
   static description = 'Remove a webhook and the deliveries it is still owed.'
+  static needsStore = true
   static examples = ['<%= config.bin %> webhooks remove 6b03765fbf54a64f5f0547fc']
   static args = {id: Args.string({description: 'webhook id from `loc webhooks list`', required: true})}
 

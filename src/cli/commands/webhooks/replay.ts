@@ -7,6 +7,7 @@ import {BaseCommand} from '../../base.js'
 
 export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
   static description = 'Send deliveries again, whatever became of them: one delivery (its id), every delivery of an event (its _id), or every delivery since a time. They join the end of their webhook\'s queue; `loc serve` sends them.'
+  static needsStore = true
   static examples = [
     '<%= config.bin %> webhooks replay 1042',
     '<%= config.bin %> webhooks replay 6b0376614e9cd83c5549b9e7',

@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base.js'
 
 export default class WebhooksRotateSecret extends BaseCommand<typeof WebhooksRotateSecret> {
   static description = 'Give a webhook a new signing secret, printed on stdout this once. Requests are signed with it from now on; the old one stops at once.'
+  static needsStore = true
   static examples = ['SECRET=$(<%= config.bin %> webhooks rotate-secret 6b03765fbf54a64f5f0547fc)']
   static args = {id: Args.string({description: 'webhook id from `loc webhooks list`', required: true})}
 

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../base.js'
 
 export default class WebhooksTest extends BaseCommand<typeof WebhooksTest> {
   static description = 'Send a signed sample event (type webhook.test) to a webhook now and print the answer. Exits 1 unless the receiver answers 2xx.'
+  static needsStore = true
   static examples = ['<%= config.bin %> webhooks test 6b03765fbf54a64f5f0547fc']
   static args = {id: Args.string({description: 'webhook id from `loc webhooks list`', required: true})}
 

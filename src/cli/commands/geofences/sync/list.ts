@@ -4,6 +4,7 @@ import {BaseCommand} from '../../../base.js'
 
 export default class SyncList extends BaseCommand<typeof SyncList> {
   static description = 'List the geofence sync sources and their last runs (status, counts, duration, error).'
+  static needsStore = true
   static examples = ['<%= config.bin %> geofences sync list']
 
   async run(): Promise<void> {

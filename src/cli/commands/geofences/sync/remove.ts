@@ -5,6 +5,7 @@ import {BaseCommand} from '../../../base.js'
 
 export default class SyncRemove extends BaseCommand<typeof SyncRemove> {
   static description = 'Remove a geofence sync source and its run history. Its geofences stay.'
+  static needsStore = true
   static examples = ['<%= config.bin %> geofences sync remove 6740f2a1c3d4e5f6a7b8c9d0']
   static args = {id: Args.string({description: 'sync source id', required: true})}
 

@@ -9,6 +9,7 @@ import {runLine} from './list.js'
 
 export default class SyncRun extends BaseCommand<typeof SyncRun> {
   static description = 'Run a geofence sync now and print its result (recorded like scheduled runs). Prints the run on stdout, or on stderr and exits 1 when it failed; log lines go to stderr.'
+  static needsStore = true
   static examples = ['<%= config.bin %> geofences sync run 6740f2a1c3d4e5f6a7b8c9d0']
   static args = {id: Args.string({description: 'sync source id (from `loc geofences sync list`)', required: true})}
 
