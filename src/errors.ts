@@ -73,7 +73,7 @@ export const refuse = {
   headersTooLarge: (maxBytes: number) => new Refusal('headers_too_large', `Request header fields too large: the request line and headers must be at most ${maxBytes} bytes.`),
   unreadableBody: (why: string) => new Refusal('unreadable_body', `body: ${why}`, 'body'),
   /** `where`: the place the route reads its key from (static maps: the publishableKey query parameter) */
-  unauthorized: (where = 'the Authorization header') => new Refusal('unauthorized', `Unauthorized: ${where} must hold a valid, unrevoked API key.`),
+  unauthorized: (where: string) => new Refusal('unauthorized', `Unauthorized: ${where} must hold a valid, unrevoked API key.`),
   projectDisabled: () => new Refusal('project_disabled', PAYMENT_REQUIRED),
   quotaSpent: () => new Refusal('quota_spent', PAYMENT_REQUIRED),
   forbidden: () => new Refusal('forbidden', 'Forbidden: this endpoint requires a secret key.'),

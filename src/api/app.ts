@@ -1,5 +1,6 @@
 import {createServer, type Server} from 'node:http'
 import express from 'express'
+import {VERSION} from '../config/index.js'
 import {deliveryMetricsText} from '../webhooks/metrics.js'
 import {guard, serverOptions} from './guard.js'
 import {createMetrics} from './metrics.js'
@@ -10,8 +11,6 @@ import {type AppContext, createApi} from './router.js'
 import {routeGroups} from './routes/index.js'
 import {staticMapRoutes} from './routes/static-map.js'
 import {sendJson} from './send.js'
-
-export const VERSION = '0.1.0'
 
 /**
  * The HTTP server: every request gets an id, metrics and a log line, and CORS on `/v1`; then the

@@ -1,8 +1,10 @@
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {Command, Flags, type Interfaces} from '@oclif/core'
+import pino from 'pino'
 import {type Config, loadConfig} from '../config/index.js'
 import {Refusal, refuse} from '../errors.js'
+import {createLogger} from '../log.js'
 import {STORE_FILE, type Store} from '../store/db.js'
 import {openSystem, type System} from '../system.js'
 import {report} from './failure.js'
@@ -22,6 +24,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * --data-dir). The others create the store on first use and say so.
    */
   static needsStore = false
+
+  /**
+   * Where the system's JSON log lines go: stderr (synchronously, so none is lost when a failing
+   * command exits), so that a command's stdout is its output alone; `loc serve`, whose output is
+   * its log, sets this for stdout.
+   */
+  static logsOnStdout = false
 
   protected flags!: BaseFlags<T>
   private opened?: Promise<System>
@@ -50,7 +59,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private async open(config: Config): Promise<System> {
     if ((this.ctor as unknown as typeof BaseCommand).needsStore) this.requireStore(config)
     const fresh = !existsSync(path.join(config.dataDir, STORE_FILE))
-    const system = await openSystem(config)
+    const onStdout = (this.ctor as unknown as typeof BaseCommand).logsOnStdout
+    const system = await openSystem(config, onStdout ? {} : {log: createLogger(config.logLevel, pino.destination({dest: 2, sync: true}))})
     if (fresh) this.logToStderr(`created a new store: ${system.store.file}`)
     return system
   }

@@ -3,7 +3,7 @@ import {isRefusal, type Refusal, refuse} from '../errors.js'
 import {storeRefusal} from '../store/write.js'
 
 /** What `loc` prints for a command that did not succeed, and its exit code (docs/errors.md, "In the CLI"). */
-export interface Failure {
+interface Failure {
   line: string
   exit: number
 }
@@ -16,7 +16,7 @@ export interface Failure {
  * is an unexpected fault, `error [internal]: …`, exit 1.
  * `command` is the command's id (`keys:create`), to point at its help.
  */
-export function failureOf(error: unknown, config?: Config, command?: string): Failure {
+function failureOf(error: unknown, config?: Config, command?: string): Failure {
   const refusal = isRefusal(error) ? error : (storeRefusal(error) ?? parseRefusal(error, command) ?? unknownCommand(error, config))
   if (refusal) return {line: `error [${refusal.code}]: ${oneLine(refusal.message)}`, exit: refusal.status === 400 ? 2 : 1}
   if (error instanceof Errors.CLIError) return {line: `error: ${oneLine(error.message)}`, exit: error.oclif.exit ?? 1}

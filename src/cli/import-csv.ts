@@ -1,4 +1,3 @@
-import {statSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {Refusal} from '../errors.js'
 import type {ImportOptions, ImportSummary} from '../sync/import.js'
@@ -22,9 +21,8 @@ export abstract class ImportCsvCommand extends BaseCommand<typeof ImportCsvComma
   async run(): Promise<void> {
     const {args} = await this.parse(this.ctor)
     const file = args.file as string
-    requireFile(file, 'a readable CSV file')
+    const size = requireFile(file, 'a readable CSV file')
     const system = await this.system()
-    const size = statSync(file).size
     const progress = startProgress(`{percentage}% | {rows} ${this.noun} rows`, size, {rows: 0})
     let summary: ImportSummary
     try {

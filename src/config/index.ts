@@ -5,6 +5,8 @@ import {z} from 'zod'
 
 /** The package root: `src/config` and `dist/config` both sit two levels below it. */
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** loc's version, from its package.json: the health check's `version`, sync downloads' User-Agent. */
+export const VERSION = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {version: string}).version
 
 const rateLimits = z.object({
   track: z.number().positive(),

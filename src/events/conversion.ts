@@ -2,7 +2,7 @@ import type {Store} from '../store/db.js'
 import {writeGrouped} from '../store/write.js'
 import {userJson} from '../users/json.js'
 import {findUserByIds} from '../users/store.js'
-import {decimal} from '../validate.js'
+import {numeric} from '../validate.js'
 import type {EventRow} from './json.js'
 import {recordEvents} from './recorder.js'
 
@@ -39,7 +39,6 @@ export async function logConversion(store: Store, live: boolean, input: Conversi
 }
 
 function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return value
-  const n = typeof value === 'string' ? decimal(value) : NaN
-  return Number.isNaN(n) ? undefined : n
+  const n = numeric(value)
+  return typeof n === 'number' ? n : undefined
 }

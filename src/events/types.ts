@@ -1,4 +1,4 @@
-import {REGION_FIELDS} from '../regions/index.js'
+import {REGION_FIELDS} from '../regions/fields.js'
 
 /** Every event type loc records: the spec's events table, the region events (DECISIONS) and conversions. */
 export const EVENT_TYPES: readonly string[] = [

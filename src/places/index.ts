@@ -137,15 +137,6 @@ function findPlace(map: MapData, placeId: string): {places: PlacesById; i: numbe
   return null
 }
 
-/**
- * Where the place with this id (`n4449492349`, as /v1/search/places answers `_id`) is: its
- * `location` there (for an area, a point inside its footprint); null when no region has it.
- */
-export function placeLocation(map: MapData, placeId: string): [number, number] | null {
-  const found = findPlace(map, placeId)
-  return found && found.places.location(found.i)
-}
-
 /** The place with this id's location and footprint; null when no region has it. */
 export function placeGeometry(map: MapData, placeId: string): PlaceGeometry | null {
   const found = findPlace(map, placeId)

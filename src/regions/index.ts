@@ -36,8 +36,7 @@ function countryOf(code: string): Region | undefined {
   return name ? {type: 'country', code: code.toUpperCase(), name, flag: flagOf(code)} : undefined
 }
 
-/** Where each region type sits on a user and in GET /v1/context, in event order. */
-export const REGION_FIELDS = {country: 'country', state: 'state', dma: 'dma', postal_code: 'postalCode'} as const
+export {REGION_FIELDS} from './fields.js'
 
 /**
  * Every region at a point that loc knows of, in REGION_FIELDS order, each `type` at most once

@@ -1,9 +1,8 @@
 import {createHash} from 'node:crypto'
-import {createWriteStream, readFileSync} from 'node:fs'
-import path from 'node:path'
+import {createWriteStream} from 'node:fs'
 import {Readable, Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
-import {type Config, PACKAGE_ROOT} from '../config/index.js'
+import {type Config, VERSION} from '../config/index.js'
 import {literalPrivate, publicLookup} from '../webhooks/target.js'
 import type {S3Credentials, UrlCredentials} from './credentials.js'
 import {s3Location} from './input.js'
@@ -13,7 +12,7 @@ import {displayUrl, type SyncSource} from './sources.js'
 export type Fetched = {notModified: true} | {notModified: false; bytes: number; hash: string; etag: string | null}
 
 /** Who is asking, for the logs of the server a file comes from. */
-const USER_AGENT = `loc/${(JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {version: string}).version}`
+const USER_AGENT = `loc/${VERSION}`
 
 /** Why a download failed, in words for the run record (never a credential). */
 export class DownloadFailed extends Error {}

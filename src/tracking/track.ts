@@ -135,8 +135,9 @@ export function trackIn(tx: Tx, deps: TrackDeps, live: boolean, input: TrackInpu
   }
   const beaconEvents: Array<{type: string; beacon: Record<string, unknown>}> = []
   // the user's beacons as they are now: one disabled or deleted since is dropped silently, with no
-  // exit, as a geofence is (presence.ts); no query for a user without beacons
-  if (context.beacons) context.beacons = beaconsNow(tx.store, live, context.beacons as Array<{_id: string}>)
+  // exit, as a geofence is (presence.ts); no query for a user without beacons, nor when they are
+  // not kept (beacons off, and the user not blocked)
+  if (context.beacons && (settings['beacons.enabled'] || !generate)) context.beacons = beaconsNow(tx.store, live, context.beacons as Array<{_id: string}>)
   if (settings['beacons.enabled'] && input.beacons) {
     const ranged = rangedBeacons(tx, live, input.beacons)
     const was = (context.beacons as Array<Record<string, unknown>> | undefined) ?? []

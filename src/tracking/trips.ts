@@ -4,6 +4,7 @@ import {haversine} from '../geofences/confidence.js'
 import type {Mode} from '../routing/profile.js'
 import type {Routing} from '../routing/system.js'
 import type {Fence} from '../geofences/fence.js'
+import {geofenceEngine} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
 import {newId} from '../store/ids.js'
 import {newestRowSql} from '../store/newest.js'
@@ -87,7 +88,7 @@ export function moveTrip(tx: Tx, live: boolean, options: TrackInput['tripOptions
     }
   }
   const status = set.status ?? trip.status
-  const destination = destinationFence(tx.store, trip)
+  const destination = destinationFence(geofenceEngine(tx.store), trip)
   const threshold = approachingThreshold(trip, destination, settings)
   if (orderDue(trip, threshold, fix.at.getTime())) set.order_fired_at = at
   if (trip.destination_lng !== null && trip.destination_lat !== null) {

@@ -18,7 +18,7 @@ export async function fireOrders(store: Store, now: Date): Promise<number> {
   const at = now.getTime(), stamp = now.toISOString()
   let fired = 0
   // built (its first build blocks) and caught up here, not inside the write holding the lock
-  geofenceEngine(store)
+  const engine = geofenceEngine(store)
   for (const live of [false, true]) {
     const settings = getSettings(store, live)
     fired += await writeGrouped(store, (tx) => {
@@ -26,8 +26,8 @@ export async function fireOrders(store: Store, now: Date): Promise<number> {
         .select(['id', 'live', 'approaching_threshold', 'scheduled_arrival_at', 'order_fired_at', 'destination_geofence_tag', 'destination_geofence_external_id'])
         .where('live', '=', live ? 1 : 0).where('status', 'in', OPEN_STATUSES)
         .where('order_fired_at', 'is', null).where('scheduled_arrival_at', 'is not', null))
-      const due = waiting.filter((trip) => orderDue(trip, approachingThreshold(trip, destinationFence(store, trip), settings), at))
-      for (const {id} of due) tx.run(db.updateTable('trips').set({order_fired_at: stamp}).where('id', '=', id))
+      const due = waiting.filter((trip) => orderDue(trip, approachingThreshold(trip, destinationFence(engine, trip), settings), at))
+      if (due.length) tx.run(db.updateTable('trips').set({order_fired_at: stamp}).where('id', 'in', due.map((trip) => trip.id)))
       return due.length
     })
   }

@@ -1,7 +1,6 @@
 import type {Fence} from '../geofences/fence.js'
-import {geofenceEngine} from '../geofences/index.js'
+import type {GeofenceEngine} from '../geofences/index.js'
 import type {Settings} from '../project/settings.js'
-import type {Store} from '../store/db.js'
 import type {TripRow} from './json.js'
 
 /**
@@ -9,9 +8,9 @@ import type {TripRow} from './json.js'
  * without a destination, or when that geofence is disabled or gone since (as for arrival, tracking
  * then knows no such geofence).
  */
-export function destinationFence(store: Store, trip: Pick<TripRow, 'live' | 'destination_geofence_tag' | 'destination_geofence_external_id'>): Fence | undefined {
+export function destinationFence(engine: GeofenceEngine, trip: Pick<TripRow, 'live' | 'destination_geofence_tag' | 'destination_geofence_external_id'>): Fence | undefined {
   const tag = trip.destination_geofence_tag, externalId = trip.destination_geofence_external_id
-  return tag === null || externalId === null ? undefined : geofenceEngine(store).keyed(trip.live === 1, tag, externalId)
+  return tag === null || externalId === null ? undefined : engine.keyed(trip.live === 1, tag, externalId)
 }
 
 /**

@@ -108,13 +108,15 @@ export function updateTrip(store: Store, live: boolean, ref: string, input: Trip
       const dest = destination(tx, live, tag, externalId)
       Object.assign(set, {destination_geofence_tag: tag, destination_geofence_external_id: externalId, destination_lng: dest.lng, destination_lat: dest.lat})
     }
-    // a trip a logged-out device took, its device logged in since: this write gives it the userId
-    const owner = trip.user_ref !== null && trip.user_id === null ? tx.get(store.db.selectFrom('users').selectAll().where('id', '=', trip.user_ref)) : undefined
-    if (owner) Object.assign(set, ownedBy(trip, owner))
     const moved = input.status !== undefined && input.status !== trip.status ? input.status : undefined
     if (moved) Object.assign(set, statusStamps(trip, moved, set.updated_at!))
+    // read once: for a move's events, and to give a trip its device's userId (a trip a logged-out
+    // device took, the device logged in since)
+    const user = trip.user_ref !== null && (moved || trip.user_id === null)
+      ? tx.get(store.db.selectFrom('users').selectAll().where('id', '=', trip.user_ref)) : undefined
+    if (user) Object.assign(set, ownedBy(trip, user))
     const updated = tx.get(store.db.updateTable('trips').set(set).where('id', '=', trip.id).returningAll())!
-    if (moved) afterMove(tx, live, updated)
+    if (moved && user) afterMove(tx, live, updated, user)
     return updated
   })
 }
@@ -128,12 +130,9 @@ function statusStamps(trip: TripRow, status: TripStatus, now: string): Updateabl
   return {status, completed_at: null, ended_at: null, arrived_at: status === 'arrived' ? (trip.arrived_at ?? now) : null}
 }
 
-/** The events of a status move, and the one-active-trip-per-user rule. */
-function afterMove(tx: Tx, live: boolean, trip: TripRow): void {
-  if (!trip.user_ref) return
+/** The events of a status move of `user`'s trip, and the one-active-trip-per-user rule. */
+function afterMove(tx: Tx, live: boolean, trip: TripRow, user: UserRow): void {
   const {db} = tx.store
-  const user = tx.get(db.selectFrom('users').selectAll().where('id', '=', trip.user_ref))
-  if (!user) return
   const moves: TripRow[] = [trip]
   if (trip.status === 'started') {
     const others = tx.all(db.selectFrom('trips').select(['id', 'user_id'])

@@ -25,7 +25,7 @@ export const queryKey = (name: string): KeySource =>
   }, {where: `the ${name} query parameter`})
 
 /** The caller's identity at the route's level, or the 401/402/403 of the spec, or 451 for a blocked country (DECISIONS). */
-export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined, countryOf?: () => string | null, where = keyOf.where): KeyIdentity {
+export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, key: string | undefined, countryOf: () => string | null, where: string): KeyIdentity {
   const identity = key ? authenticateKey(store, key) : null
   if (!identity) throw refuse.unauthorized(where)
   if (level === 'S' && identity.type !== 'secret') throw refuse.forbidden()
@@ -34,7 +34,7 @@ export function authenticate(store: Store, usage: UsageMeter, level: AuthLevel, 
   const quota = settings['project.monthlyRequestQuota']
   if (quota > 0 && usage.used(identity.live) >= quota) throw refuse.quotaSpent()
   const blocked = settings['security.blockedCountries']
-  if (blocked.length && countryOf) {
+  if (blocked.length) {
     const cc = countryOf()
     if (cc && blocked.some((c) => c.toUpperCase() === cc)) throw refuse.countryBlocked()
   }

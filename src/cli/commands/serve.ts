@@ -9,6 +9,7 @@ import {announceListening, listenForStop, superviseWorkers} from '../workers.js'
 export default class Serve extends BaseCommand<typeof Serve> {
   static description = 'Run the REST API (/v1) and the static map renderer (/maps/static). Stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.'
 
+  static logsOnStdout = true
   static examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --host 0.0.0.0 --port 8080',

@@ -1,4 +1,3 @@
-import {statSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {Refusal, refuse} from '../../../errors.js'
 import {importOsm, type ImportProgress, PbfError, REGION_NAME, STAGES} from '../../../osm/index.js'
@@ -44,7 +43,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ImportOsm)
-    requireFile(args.file, 'an OSM PBF extract')
+    const size = requireFile(args.file, 'an OSM PBF extract')
     // lower case, as the default name taken from the file is (Monaco-Latest.osm.pbf → monaco-latest)
     const region = this.flags.region?.toLowerCase()
     if (region !== undefined && !REGION_NAME.test(region)) throw refuse.invalid('--region', 'must be letters a-z (any case), digits, - and _, starting with a letter or digit, at most 64 characters')
@@ -55,7 +54,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     process.once('SIGTERM', onSigint)
     const mb = (bytes: number) => (bytes / 1e6).toLocaleString('en-US', {minimumFractionDigits: 1, maximumFractionDigits: 1})
     const reading = (bytes: number, total: number, objects: number) => ({mb: `${mb(bytes)}/${mb(total)}`, objects})
-    const bar = startProgress('{percentage}% | {mb} MB | {objects} objects | {label}', 1, {label: PHASES.read[2], ...reading(0, statSync(args.file).size, 0)})
+    const bar = startProgress('{percentage}% | {mb} MB | {objects} objects | {label}', 1, {label: PHASES.read[2], ...reading(0, size, 0)})
     let result
     try {
       result = await importOsm(args.file, {

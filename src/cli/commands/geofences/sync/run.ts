@@ -1,7 +1,5 @@
 import {Args} from '@oclif/core'
-import pino from 'pino'
 import {refuse} from '../../../../errors.js'
-import {createLogger} from '../../../../log.js'
 import {runSync} from '../../../../sync/run.js'
 import {displayUrl, syncSource} from '../../../../sync/sources.js'
 import {BaseCommand} from '../../../base.js'
@@ -19,9 +17,8 @@ export default class SyncRun extends BaseCommand<typeof SyncRun> {
     const source = syncSource(system.store, args.id)
     if (!source) throw refuse.notFound('sync source')
     this.logToStderr(`syncing ${displayUrl(source.url)}`)
-    // stdout is the result line alone: the run's log lines go to stderr (synchronously, so none is
-    // lost when a failed run exits)
-    const run = await runSync({...system, log: createLogger(system.config.logLevel, pino.destination({dest: 2, sync: true}))}, source, 'cli')
+    // stdout is the result line alone: the run's log lines go to stderr (BaseCommand)
+    const run = await runSync(system, source, 'cli')
     if (run.status !== 'failed') return this.log(runLine(run))
     this.logToStderr(runLine(run))
     this.exit(1)
