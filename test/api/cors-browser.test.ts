@@ -1,4 +1,4 @@
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {chromium, type Browser} from 'playwright-core'
@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const CHROMIUM = process.env.LOC_CHROMIUM ?? '/usr/bin/chromium'
+const RADAR_SDK = new URL('../../node_modules/radar-sdk-js/dist/radar.js', import.meta.url)
 // CI installs Debian's chromium and sets LOC_REQUIRE_CHROMIUM (.ci/run); elsewhere the suite skips without it.
 const haveChromium = existsSync(CHROMIUM)
 if (!haveChromium && process.env.LOC_REQUIRE_CHROMIUM) throw new Error(`LOC_REQUIRE_CHROMIUM is set but ${CHROMIUM} is missing`)
@@ -17,11 +18,18 @@ let browser: Browser
 
 beforeAll(async () => {
   if (!haveChromium) return
-  loc = await startTestServer()
+  // the track limit as shipped (1 a second a device): the SDK must read loc's 429 as its own rate-limit error
+  loc = await startTestServer({rateLimits: {track: 1}})
   // the app's page lives on another origin (another port), as a shop's site would
-  page = createServer((_req, res) => {
+  page = createServer((req, res) => {
+    // the hosted original's web SDK as a shop's page loads it (its ES module, unchanged)
+    if (req.url === '/radar.js') {
+      res.setHeader('content-type', 'text/javascript')
+      return res.end(readFileSync(RADAR_SDK))
+    }
     res.setHeader('content-type', 'text/html')
-    res.end('<!doctype html><title>shop</title>')
+    res.end(req.url === '/sdk' ? '<!doctype html><title>shop</title><script type="module">import Radar from "/radar.js"; window.Radar = Radar</script>'
+      : '<!doctype html><title>shop</title>')
   })
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve))
   pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`
@@ -60,5 +68,34 @@ describe.skipIf(!haveChromium)('CORS from a real browser page', () => {
     expect(results.deniedStatus).toBe(401)
     expect(results.deniedBody.meta.code).toBe(401)
     await tab.close()
+  })
+})
+
+describe.skipIf(!haveChromium)('the hosted original web SDK in a real browser page', () => {
+  it('tracks the browser geolocation across origins and reads answers and refusals as its own', async () => {
+    await loc.call('PUT', '/v1/geofences/venue/stadium', {key: loc.keys.testSk, body: {type: 'circle', coordinates: [7.4155, 43.7276], radius: 200, description: 'Stade Louis II'}})
+    const context = await browser.newContext({geolocation: {latitude: 43.7276, longitude: 7.4155, accuracy: 25}, permissions: ['geolocation']})
+    const tab = await context.newPage()
+    await tab.goto(`${pageUrl}sdk`)
+    await tab.waitForFunction(() => 'Radar' in window)
+    const results = await tab.evaluate(async ({api, key}) => {
+      const Radar = (window as any).Radar
+      const errors = Radar.errors
+      Radar.initialize(key, {host: api, logLevel: 'none'})
+      Radar.setUserId('browser-user')
+      const tracked = await Radar.trackOnce()
+      const context = await Radar.getContext({latitude: 43.7276, longitude: 7.4155})
+      const limited = await Radar.trackOnce().then(() => 'answered', (e: Error) => e instanceof errors.RadarRateLimitError)
+      Radar.initialize('prj_test_pk_0000000000000000000000000000000000000000', {host: api, logLevel: 'none'})
+      const unauthorized = await Radar.getContext({latitude: 43.7276, longitude: 7.4155}).then(() => 'answered', (e: Error) => e instanceof errors.RadarUnauthorizedError)
+      return {user: tracked.user, events: tracked.events, location: tracked.location, context, limited, unauthorized, deviceId: localStorage.getItem('radar-deviceId')}
+    }, {api: loc.url, key: loc.keys.testPk})
+    expect(results.location).toEqual({latitude: 43.7276, longitude: 7.4155, accuracy: 25})
+    expect(results.user).toMatchObject({userId: 'browser-user', deviceType: 'Web', deviceId: results.deviceId, locationAccuracy: 25})
+    expect(results.events.map((e: any) => [e.type, e.geofence.externalId])).toEqual([['user.entered_geofence', 'stadium']])
+    expect(results.context.geofences.map((g: any) => g.externalId)).toEqual(['stadium'])
+    expect(results.limited).toBe(true)
+    expect(results.unauthorized).toBe(true)
+    await context.close()
   })
 })
