@@ -246,10 +246,7 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     const enter = buffer ? confidence >= 1 : confidence >= minConfidence
     if (enter) entries.push({type: 'user.entered_geofence', fence, confidence})
   }
-  if (inside.length + entries.length > MAX_INSIDE) {
-    entries.sort((a, b) => b.confidence - a.confidence || bySortKey(a.fence, b.fence))
-    entries.length = Math.max(0, MAX_INSIDE - inside.length)
-  }
+  if (inside.length + entries.length > MAX_INSIDE) strongest(entries, MAX_INSIDE - inside.length)
   const stayed = inside.length
   for (const {fence} of entries) inside.push(fence)
 
@@ -272,6 +269,30 @@ export function movePresence(tx: Tx, live: boolean, userRef: string, fix: Fix, s
     if (presence !== null) cache.set(userRef, {text: presence, rows: kept, fences: inside, generation, inside: sorted})
   }
   return {transitions: [...exits.sort(byFence), ...entries.sort(byFence), ...dwells.sort(byFence)], inside: sorted, insideText: summariesText(sorted), presence}
+}
+
+const stronger = (a: GeofenceTransition, b: GeofenceTransition) => b.confidence - a.confidence || bySortKey(a.fence, b.fence)
+
+/**
+ * Keeps in `entries` the `room` of highest confidence (ties by tag, externalId, _id), strongest
+ * first. One pass keeping the best `room` in order: sorting every candidate cost ~0.5 s a track
+ * for the 100,000 a buffer entry with a 20,000 km accuracy finds at 100k geofences.
+ */
+function strongest(entries: GeofenceTransition[], room: number): void {
+  if (room <= 0) {
+    entries.length = 0
+    return
+  }
+  const kept = entries.slice(0, room).sort(stronger)
+  for (let i = room; i < entries.length; i++) {
+    const e = entries[i]
+    if (stronger(e, kept[room - 1]) >= 0) continue
+    let j = room - 1
+    for (; j > 0 && stronger(e, kept[j - 1]) < 0; j--) kept[j] = kept[j - 1]
+    kept[j] = e
+  }
+  entries.length = 0
+  entries.push(...kept)
 }
 
 /** `currentlyOperating` for geofence events: present only when the geofence has operating hours. */

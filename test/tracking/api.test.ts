@@ -166,6 +166,11 @@ describe('POST /v1/track', () => {
     const again = await track(fix)
     expect(again.body.events).toEqual([])
     expect(again.body.user.geofences).toHaveLength(100)
+    // full: a geofence of higher confidence and an earlier key does not push one out
+    write(server.store, (tx) => insertGeofence(tx, false, {...geofenceInputSchema.parse({description: 'Late', type: 'circle', coordinates: [at.longitude, at.latitude], radius: 500}), tag: 'crowd', externalId: '000a'}))
+    const full = await track(fix)
+    expect(full.body.events).toEqual([])
+    expect(full.body.user.geofences.map((g: any) => g.externalId)).toEqual(expected)
   })
 
   it('deviceId alone is a logged-out user; userId with the deviceId logs that user in (same _id)', async () => {
