@@ -1,7 +1,7 @@
 import {haversine, insideRing, localX, localY} from '../geofences/confidence.js'
 import {type MapData, mayHold} from '../map/index.js'
 import {placeIndex} from '../places/index.js'
-import {placeJson, placeRows} from '../places/json.js'
+import {placeRows, placeShaper, type ShownPlace} from '../places/json.js'
 import type {Settings} from '../project/settings.js'
 
 /** DECISIONS: a point POI is entered within 50 m. */
@@ -9,10 +9,8 @@ export const PLACE_RADIUS = 50
 /** How far around the fix area POIs are looked for (their point is inside the footprint). */
 const SEARCH_RADIUS = 300
 
-export interface PlaceHit {
-  json: Record<string, unknown>
+export interface PlaceHit extends ShownPlace {
   category: string
-  chainSlug: string | null
 }
 
 function insideFootprint(footprint: string, lng: number, lat: number): boolean {
@@ -34,6 +32,7 @@ function insideFootprint(footprint: string, lng: number, lat: number): boolean {
  */
 export function placesAt(map: MapData, lng: number, lat: number, settings: Settings): PlaceHit[] {
   const hits: Array<PlaceHit & {rank: number}> = []
+  const shape = placeShaper(map, settings)
   for (const region of map.regions()) {
     if (!mayHold(region, lng, lat)) continue
     const index = placeIndex(map, region.name)
@@ -45,7 +44,7 @@ export function placesAt(map: MapData, lng: number, lat: number, settings: Setti
       const d = haversine(lng, lat, row.lon, row.lat)
       const rank = row.footprint ? (insideFootprint(row.footprint, lng, lat) ? d - 1e6 : Infinity) : d <= PLACE_RADIUS ? d : Infinity
       if (rank === Infinity) continue
-      hits.push({rank, category: row.category, ...placeJson(row, settings)})
+      hits.push({rank, category: row.category, ...shape(row)})
     }
   }
   return hits.sort((a, b) => a.rank - b.rank).map(({rank: _r, ...hit}) => hit)

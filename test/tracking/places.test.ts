@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {chainSlug} from '../../src/places/chain.js'
 import {setSettings} from '../../src/project/settings.js'
-import {importServed, MONACO} from '../osm/helpers.js'
+import {fixture, importServed, MONACO} from '../osm/helpers.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 describe('places on track (imported Monaco POIs)', () => {
@@ -69,6 +70,36 @@ describe('places on track (imported Monaco POIs)', () => {
     const context = await server.call('GET', `/v1/context?coordinates=${poi.lat},${poi.lon}`, {key: server.keys.testPk})
     expect(context.body.place.name).toBe(poi.name)
   })
+  it('a place event shows the chain search shows: its slug keys the chain mapping, metadata and placeFilters', async () => {
+    const db = server.system.map.db('monaco')!
+    // a branded point POI whose brand holds an apostrophe ("McDonald's"): search's slug drops it, a plain kebab case would not
+    const poi = db.prepare("SELECT osm_type || osm_id AS id, chain, category, lon, lat FROM places WHERE footprint IS NULL AND chain LIKE '%''%' ORDER BY id").get() as {id: string; chain: string; category: string; lon: number; lat: number}
+    expect(poi, 'a branded point POI with an apostrophe in Monaco').toBeDefined()
+    const search = async () => (await server.call('GET', `/v1/search/places?near=${poi.lat},${poi.lon}&radius=10&categories=${poi.category}`, {key: server.keys.testPk}))
+      .body.places.find((p: any) => p._id === poi.id)
+    const slug = (await search()).chain.slug as string
+    expect(slug).not.toBe(poi.chain.toLowerCase().replace(/[^a-z0-9]+/g, '-'))
+    await setSettings(server.store, false, {
+      'places.chainMappings': {[slug]: 'store-chain-apostrophe'}, 'places.chainMetadata': {[slug]: {drive: true}}, 'places.placeFilters': {chain: [slug]},
+    })
+    try {
+      const {distance: _d, ...searched} = await search()
+      expect(searched.chain).toEqual({name: poi.chain, slug, externalId: 'store-chain-apostrophe', metadata: {drive: true}})
+      const entered = await track('p-chain', poi.lon, poi.lat, true)
+      expect(entered.body.events.map((e: any) => [e.type, e.place._id])).toEqual([['user.entered_place', poi.id]])
+      const event = entered.body.events[0]
+      // the same place, chain and all, in search, the event, user.place, topChains and a verification
+      expect(event.place).toEqual(searched)
+      expect(entered.body.user.place).toEqual(searched)
+      expect(entered.body.user.topChains).toEqual([{name: poi.chain, slug, externalId: 'store-chain-apostrophe', visits: 1}])
+      const verified = await server.call('PUT', `/v1/events/${event._id}/verification`, {key: server.keys.testSk, body: {verification: 'accept', verifiedPlaceId: poi.id}})
+      expect(verified.body.event.verifiedPlace).toEqual(searched)
+      const exited = await track('p-chain', poi.lon, poi.lat + 0.01, false)
+      expect(exited.body.events.map((e: any) => [e.type, e.place.chain.slug])).toEqual([['user.exited_place', slug]])
+    } finally {
+      await setSettings(server.store, false, {'places.chainMappings': {}, 'places.chainMetadata': {}, 'places.placeFilters': {}})
+    }
+  })
   it('topChains: the chains of places entered, most visits first, with the chain mapping\'s externalId', async () => {
     const db = server.system.map.db('monaco')!
     // two branded point POIs of different chains, each with no other POI within 10 m (the fix is on the POI: nearest first)
@@ -77,17 +108,48 @@ describe('places on track (imported Monaco POIs)', () => {
     const alone = points.filter((p) => all.every((q) => (q.lon === p.lon && q.lat === p.lat) || Math.hypot((q.lon - p.lon) * 80_000, (q.lat - p.lat) * 111_000) > 10))
     const [a, b] = alone.filter((p, i) => alone.findIndex((q) => q.chain === p.chain) === i)
     expect(b, 'two lone branded POIs of different chains in Monaco').toBeDefined()
-    const slug = (name: string) => name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
-    await setSettings(server.store, false, {'places.chainMappings': {[slug(b.chain)]: 'store-chain-b'}})
+    await setSettings(server.store, false, {'places.chainMappings': {[chainSlug(b.chain)]: 'store-chain-b'}})
     const visit = async (p: {name: string; lon: number; lat: number}) => {
       expect((await track('chains', p.lon, p.lat, true)).body.user.place.name).toBe(p.name)
       return (await track('chains', p.lon, p.lat + 0.01, false)).body.user.topChains
     }
-    expect(await visit(a)).toEqual([{name: a.chain, slug: slug(a.chain), visits: 1}])
+    expect(await visit(a)).toEqual([{name: a.chain, slug: chainSlug(a.chain), visits: 1}])
     await visit(b)
     expect(await visit(b)).toEqual([
-      {name: b.chain, slug: slug(b.chain), externalId: 'store-chain-b', visits: 2},
-      {name: a.chain, slug: slug(a.chain), visits: 1},
+      {name: b.chain, slug: chainSlug(b.chain), externalId: 'store-chain-b', visits: 2},
+      {name: a.chain, slug: chainSlug(a.chain), visits: 1},
     ])
   })
+})
+
+describe('a place\'s chain across regions (Monaco, then test/fixtures/osm/chains.js beside it)', () => {
+  let server: TestServer
+  let poi: {id: string; chain: string; category: string; lon: number; lat: number}
+  beforeAll(async () => {
+    server = await startTestServer()
+    await importServed(server, MONACO)
+    poi = server.system.map.db('monaco')!.prepare("SELECT osm_type || osm_id AS id, chain, category, lon, lat FROM places WHERE chain_wikidata = 'Q38076'").get() as typeof poi
+    await setSettings(server.store, false, {'places.enabled': true, 'places.chainMappings': {mcdonalds: 'mcd'}})
+  }, 60_000)
+  afterAll(() => server.stop())
+
+  /** The chain an entry into Monaco's McDonald's shows, and the one search shows for it. */
+  const shown = async (deviceId: string) => {
+    const entered = await server.call('POST', '/v1/track', {key: server.keys.testPk, body: {deviceId, latitude: poi.lat, longitude: poi.lon, accuracy: 10, stopped: true}})
+    expect(entered.body.events.map((e: any) => e.place._id)).toEqual([poi.id])
+    const {places} = (await server.call('GET', `/v1/search/places?near=${poi.lat},${poi.lon}&radius=10&categories=${poi.category}`, {key: server.keys.testPk})).body
+    return {event: entered.body.events[0].place.chain, search: places.find((p: any) => p._id === poi.id).chain}
+  }
+
+  it('is named as most places of its brand:wikidata are in every region, in events as in search, and follows imports', async () => {
+    expect(poi.chain).toBe("McDonald's")
+    const alone = {name: "McDonald's", slug: 'mcdonalds', externalId: 'mcd'}
+    expect(await shown('across-1')).toEqual({event: alone, search: alone})
+    await importServed(server, fixture('chains.osm.pbf'), {add: true})
+    const named = {name: 'McDonald’s', slug: 'mcdonalds', externalId: 'mcd'}
+    expect(await shown('across-2')).toEqual({event: named, search: named})
+    await importServed(server, MONACO)
+    expect(server.system.map.regions().map((r) => r.name)).toEqual(['monaco'])
+    expect(await shown('across-3')).toEqual({event: alone, search: alone})
+  }, 60_000)
 })

@@ -31,9 +31,7 @@ export function geocodingRoutes(api: Api): void {
 
   api.route('get', '/search/places', {auth: 'P', limit: 'searchPlaces'}, (req) => {
     const input = parse(placesQuery, req.query)
-    const settings = getSettings(store, req.auth.live)
-    const places = searchPlaces(map, input, {chainMetadata: settings['places.chainMetadata'], chainMappings: settings['places.chainMappings']})
-    return {meta: {code: 200}, places}
+    return {meta: {code: 200}, places: searchPlaces(map, input, getSettings(store, req.auth.live))}
   })
 
   api.route('get', '/addresses/validate', geocode, (req) => ({meta: {code: 200}, ...validateAddress(map, parse(validateQuery, req.query))}))
