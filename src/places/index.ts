@@ -11,16 +11,21 @@ const RAD = Math.PI / 180
 /** Places of one region by position, loaded once per region generation (see MapData.engine). */
 export class PlaceIndex implements Engine {
   /** kdbush item → its position in kdbush's sorted coords (kdbush returns items, keeps coords by position) */
-  private readonly at: Uint32Array
+  private readonly position: Uint32Array
   closed = false
 
-  constructor(readonly points: KDBush, readonly ids: Uint32Array) {
-    this.at = new Uint32Array(ids.length)
-    for (let p = 0; p < points.ids.length; p++) this.at[points.ids[p]] = p
+  constructor(readonly points: KDBush, readonly ids: Uint32Array, readonly reach: Float32Array) {
+    this.position = new Uint32Array(ids.length)
+    for (let p = 0; p < points.ids.length; p++) this.position[points.ids[p]] = p
   }
 
   /** Ids (`places.id`) of the places within `radiusM` metres (haversine) of lng/lat. */
   near(lng: number, lat: number, radiusM: number): number[] {
+    return this.nearItems(lng, lat, radiusM).items.map((i) => this.ids[i])
+  }
+
+  /** kdbush items within `radiusM` metres of lng/lat, with their distances. */
+  private nearItems(lng: number, lat: number, radiusM: number): {items: number[]; metres: number[]} {
     // The exact bounding box of a spherical cap; queries across the antimeridian are not wrapped.
     const d = radiusM / R
     const dLat = d / RAD
@@ -28,10 +33,28 @@ export class PlaceIndex implements Engine {
     const dLng = s >= 1 ? 360 : Math.asin(s) / RAD
     const eps = 1e-9
     const {coords} = this.points
-    const out: number[] = []
+    const items: number[] = [], metres: number[] = []
     for (const i of this.points.range(lng - dLng - eps, lat - dLat - eps, lng + dLng + eps, lat + dLat + eps)) {
-      const p = this.at[i] * 2
-      if (haversine(lng, lat, coords[p], coords[p + 1]) <= radiusM) out.push(this.ids[i])
+      const p = this.position[i] * 2
+      const m = haversine(lng, lat, coords[p], coords[p + 1])
+      if (m <= radiusM) {
+        items.push(i)
+        metres.push(m)
+      }
+    }
+    return {items, metres}
+  }
+
+  /**
+   * Ids of the places a fix at lng/lat may be at: point places within `pointM`, and area places
+   * within `searchM` whose footprint reaches the fix (its inside is then still to be tested).
+   */
+  at(lng: number, lat: number, pointM: number, searchM: number): number[] {
+    const out: number[] = []
+    const near = this.nearItems(lng, lat, searchM)
+    for (let k = 0; k < near.items.length; k++) {
+      const i = near.items[k], d = near.metres[k], reach = this.reach[i]
+      if (reach === 0 ? d <= pointM : d <= reach) out.push(this.ids[i])
     }
     return out
   }
@@ -48,13 +71,15 @@ export class PlaceIndex implements Engine {
 export function placeIndex(map: MapData, region: string): PlaceIndex | undefined {
   return map.engine(region, 'places', ({db, blobFile}) => {
     const file = blobFile(PLACES_BLOB)
-    if (!file) {
-      const {points, ids} = placePoints(db)
-      return new PlaceIndex(points, ids)
+    const blob = file ? readBlob(file, {kind: PLACES_BLOB}) : undefined
+    // a region imported before the stage, or by a build whose blob had no reaches: built from its database
+    if (!blob || blob.version < PLACES_BLOB_VERSION) {
+      const {points, ids, reach} = placePoints(db)
+      return new PlaceIndex(points, ids, reach)
     }
-    const blob = readBlob(file, {kind: PLACES_BLOB, version: PLACES_BLOB_VERSION})
+    if (blob.version > PLACES_BLOB_VERSION) throw new Error(`${blob.file}: places version ${blob.version}; this build reads version ${PLACES_BLOB_VERSION}`)
     // kdbush reads its data from offset 0 of an ArrayBuffer of its own: one copy of that section.
-    return new PlaceIndex(KDBush.from(blob.section('kdbush').slice().buffer), blob.array('ids', Uint32Array))
+    return new PlaceIndex(KDBush.from(blob.section('kdbush').slice().buffer), blob.array('ids', Uint32Array), blob.array('reach', Float32Array))
   })
 }
 

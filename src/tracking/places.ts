@@ -13,16 +13,20 @@ export interface PlaceHit extends ShownPlace {
   category: string
 }
 
+/** Whether lng/lat is inside a GeoJSON Polygon or MultiPolygon footprint (inside an outer ring, not in its holes). */
 function insideFootprint(footprint: string, lng: number, lat: number): boolean {
-  const rings = (JSON.parse(footprint) as {coordinates: number[][][]}).coordinates
-  const outer = rings[0]
+  const geometry = JSON.parse(footprint) as {type: 'Polygon'; coordinates: number[][][]} | {type: 'MultiPolygon'; coordinates: number[][][][]}
+  const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
   const cos = Math.cos((lat * Math.PI) / 180)
-  const xs = new Float64Array(outer.length), ys = new Float64Array(outer.length)
-  outer.forEach(([x, y], i) => {
-    xs[i] = localX(x, lng, cos)
-    ys[i] = localY(y, lat)
-  })
-  return insideRing(xs, ys, outer.length, 0, 0)
+  const inside = (ring: number[][]) => {
+    const xs = new Float64Array(ring.length), ys = new Float64Array(ring.length)
+    for (let i = 0; i < ring.length; i++) {
+      xs[i] = localX(ring[i][0], lng, cos)
+      ys[i] = localY(ring[i][1], lat)
+    }
+    return insideRing(xs, ys, ring.length, 0, 0)
+  }
+  return parts.some(([outer, ...holes]) => inside(outer) && !holes.some(inside))
 }
 
 /**
@@ -38,7 +42,7 @@ export function placesAt(map: MapData, lng: number, lat: number, settings: Setti
     const index = placeIndex(map, region.name)
     const db = map.db(region.name)
     if (!index || !db) continue
-    const ids = index.near(lng, lat, SEARCH_RADIUS)
+    const ids = index.at(lng, lat, PLACE_RADIUS, SEARCH_RADIUS)
     if (ids.length === 0) continue
     for (const row of placeRows(db, ids)) {
       const d = haversine(lng, lat, row.lon, row.lat)

@@ -100,6 +100,16 @@ describe('places on track (imported Monaco POIs)', () => {
       await setSettings(server.store, false, {'places.chainMappings': {}, 'places.chainMetadata': {}, 'places.placeFilters': {}})
     }
   })
+  it('an area POI mapped as a multipolygon is entered inside its outer ring, not in its courtyard (a hole)', async () => {
+    // Palais princier (r393226): one part with one hole; its point lies inside the footprint
+    const palace = await track('palace', 7.4197909, 43.7312784, true)
+    expect(palace.body.events.map((e: any) => [e.type, e.place._id])).toEqual([['user.entered_place', 'r393226']])
+    const courtyard = await track('courtyard', 7.420272, 43.731319, true)
+    expect(courtyard.body.user.place?._id).not.toBe('r393226')
+    const context = await server.call('GET', '/v1/context?coordinates=43.7312784,7.4197909', {key: server.keys.testPk})
+    expect(context.body.place._id).toBe('r393226')
+  })
+
   it('topChains: the chains of places entered, most visits first, with the chain mapping\'s externalId', async () => {
     const db = server.system.map.db('monaco')!
     // two branded point POIs of different chains, each with no other POI within 10 m (the fix is on the POI: nearest first)
