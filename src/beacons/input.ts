@@ -2,6 +2,7 @@ import {z} from 'zod'
 import {refuse} from '../errors.js'
 import {pageSchema} from '../paging-input.js'
 import {bool, jsonText, metadata, numeric, TEXT_MAX} from '../validate.js'
+import {ID_FORMS, type IdForm, NAMESPACE_ID, TYPE_IDS, UUID_ID} from './ids.js'
 
 /** `[longitude, latitude]` as an array or a JSON string (the beacon CSV form). */
 const position = z.preprocess(
@@ -33,13 +34,19 @@ const fields = {
   metadata: metadata(16).nullish(),
 }
 
-const REQUIRED_IDS = {ibeacon: ['uuid', 'major', 'minor'], eddystone: ['uid', 'instance']} as const
-
+/**
+ * The identifiers of the beacon's type: required, well-formed, and turned into their stored form
+ * (ids.ts). Those of the other type are not checked: they are dropped (columns() in store.ts).
+ */
 function withTypeIds<T extends z.ZodObject>(schema: T) {
-  return schema.superRefine((input: any, ctx) => {
-    for (const key of REQUIRED_IDS[input.type as keyof typeof REQUIRED_IDS]) {
-      if (input[key] === undefined) ctx.addIssue({code: 'custom', path: [key], message: `required for type ${input.type}`})
+  return schema.transform((input: any, ctx) => {
+    const out = {...input}
+    for (const key of TYPE_IDS[input.type as keyof typeof TYPE_IDS]) {
+      const canonical = input[key] === undefined ? undefined : ID_FORMS[key].canonical(input[key])
+      if (canonical !== undefined) out[key] = canonical
+      else ctx.addIssue({code: 'custom', path: [key], message: input[key] === undefined ? `required for type ${input.type}` : `must be ${ID_FORMS[key].statement}`})
     }
+    return out as z.output<T>
   })
 }
 
@@ -58,18 +65,16 @@ export const beaconListQuery = pageSchema(1000, 100).pick({limit: true, createdB
 /** iOS monitors at most 20 regions per app: more UUIDs than that could never all be ranged. */
 export const RANGED_IDS_MAX = 20
 
-const UUID = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/
-
-/** `beacons.uuids`: iBeacon proximity UUIDs, 8-4-4-4-12 or 32 hex digits; stored lower case, hyphenated, each once. */
-export const rangedUuids = z.array(z.string().transform((u) => u.toLowerCase())
-  .refine((u) => UUID.test(u), 'each must be an iBeacon UUID: 32 hex digits, as 8-4-4-4-12 (f7826da6-4fa2-4e98-8024-bc5b71e0893e)')
-  .transform((u) => u.replace(UUID, '$1-$2-$3-$4-$5')))
+/** A list of at most RANGED_IDS_MAX identifiers of one form, stored in that form, each once. */
+const rangedIds = (form: IdForm) => z.array(z.string()
+  .refine((id) => form.canonical(id) !== undefined, `each must be ${form.statement}`)
+  .transform((id) => form.canonical(id)!))
   .max(RANGED_IDS_MAX).transform((ids) => [...new Set(ids)])
 
-/** `beacons.uids`: Eddystone-UID namespaces (10 bytes), an optional 0x dropped; stored lower case, each once. */
-export const rangedUids = z.array(z.string().transform((u) => u.toLowerCase().replace(/^0x/, ''))
-  .refine((u) => /^[0-9a-f]{20}$/.test(u), 'each must be an Eddystone namespace: 10 bytes as 20 hex digits (edd1ebeac04e5defa017)'))
-  .max(RANGED_IDS_MAX).transform((ids) => [...new Set(ids)])
+/** `beacons.uuids`: iBeacon proximity UUIDs. */
+export const rangedUuids = rangedIds(UUID_ID)
+/** `beacons.uids`: Eddystone-UID namespaces. */
+export const rangedUids = rangedIds(NAMESPACE_ID)
 
 /** What a create or update that would repeat a `tag` + `externalId` pair is told. */
 export const duplicateBeacon = () => refuse.conflict('externalId', 'must be unique within tag; a beacon with this tag and externalId exists')

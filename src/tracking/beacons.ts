@@ -1,3 +1,4 @@
+import {reportedId} from '../beacons/ids.js'
 import {beaconJson} from '../beacons/json.js'
 import type {Tx} from '../store/write.js'
 import type {TrackInput} from './input.js'
@@ -6,7 +7,8 @@ type Ranged = NonNullable<TrackInput['beacons']>[number]
 
 /**
  * The enabled beacons of the environment that the ranged identities name (`_id`, iBeacon
- * uuid/major/minor, Eddystone uid/instance), as the API returns beacons; each once, in input order.
+ * uuid/major/minor, Eddystone uid/instance, each compared in its stored form: beacons/ids.ts), as
+ * the API returns beacons; each once, in input order.
  */
 export function rangedBeacons(tx: Tx, live: boolean, ranged: readonly Ranged[]): Array<Record<string, unknown>> {
   const {db} = tx.store
@@ -16,12 +18,12 @@ export function rangedBeacons(tx: Tx, live: boolean, ranged: readonly Ranged[]):
     let query = db.selectFrom('beacons').selectAll().where('live', '=', live ? 1 : 0).where('enabled', '=', 1)
     if (b._id !== undefined) query = query.where('id', '=', b._id)
     else if (b.uuid !== undefined) {
-      query = query.where(db.fn('lower', ['uuid']), '=', b.uuid.toLowerCase())
-      if (b.major !== undefined) query = query.where('major', '=', b.major)
-      if (b.minor !== undefined) query = query.where('minor', '=', b.minor)
+      query = query.where('uuid', '=', reportedId('uuid', b.uuid))
+      if (b.major !== undefined) query = query.where('major', '=', reportedId('major', b.major))
+      if (b.minor !== undefined) query = query.where('minor', '=', reportedId('minor', b.minor))
     } else {
-      query = query.where(db.fn('lower', ['uid']), '=', b.uid!.toLowerCase())
-      if (b.instance !== undefined) query = query.where(db.fn('lower', ['instance']), '=', b.instance.toLowerCase())
+      query = query.where('uid', '=', reportedId('uid', b.uid!))
+      if (b.instance !== undefined) query = query.where('instance', '=', reportedId('instance', b.instance))
     }
     for (const row of tx.all(query.limit(10))) {
       if (seen.has(row.id)) continue

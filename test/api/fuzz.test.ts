@@ -112,7 +112,7 @@ function badValue(r: Rng, field: string, path: string): Bad {
 /** Valid bodies to mutate one field of, so mutations reach the checks behind the required fields. */
 function baseBody(path: string): Record<string, unknown> {
   if (path.startsWith('/geofences')) return {description: 'd', type: 'circle', coordinates: [7.42, 43.73], radius: 100, tag: 'fz', externalId: 'e1', metadata: {a: 1}}
-  if (path.startsWith('/beacons')) return {description: 'b', tag: 'fz', externalId: 'b1', type: 'ibeacon', uuid: 'u', major: '1', minor: '2', coordinates: [7.42, 43.73]}
+  if (path.startsWith('/beacons')) return {description: 'b', tag: 'fz', externalId: 'b1', type: 'ibeacon', uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '1', minor: '2', coordinates: [7.42, 43.73]}
   if (path === '/trips') return {externalId: 't1', userId: 'u1', mode: 'car', metadata: {a: 'b'}}
   if (path.startsWith('/trips')) return {status: 'started', metadata: {a: 'b'}}
   if (path === '/events') return {name: 'purchase', userId: 'u1', metadata: {a: 1}}
@@ -318,7 +318,7 @@ describe('fuzz: malformed requests against every /v1 route', () => {
     all = routes(server)
     const sk = server.keys.testSk
     const geofence = await server.call('POST', '/v1/geofences', {key: sk, body: {description: 'seed', type: 'circle', coordinates: [7.42, 43.73], radius: 100, tag: 'seed', externalId: 'g1'}})
-    const beacon = await server.call('POST', '/v1/beacons', {key: sk, body: {description: 'seed', tag: 'seed', externalId: 'b1', type: 'ibeacon', uuid: 'u', major: '1', minor: '2', coordinates: [7.42, 43.73]}})
+    const beacon = await server.call('POST', '/v1/beacons', {key: sk, body: {description: 'seed', tag: 'seed', externalId: 'b1', type: 'ibeacon', uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '1', minor: '2', coordinates: [7.42, 43.73]}})
     const trip = await server.call('POST', '/v1/trips', {key: sk, body: {externalId: 'seed-trip', userId: 'seed-user'}})
     ids.id = geofence.body.geofence?._id ?? 'x'
     ids.tag = 'seed'

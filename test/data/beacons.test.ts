@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startTestServer, type TestServer} from '../helpers.js'
+import {expectInvalidParameter, startTestServer, type TestServer} from '../helpers.js'
 import {snapshot} from './helpers.js'
 
 let s: TestServer
@@ -31,7 +31,7 @@ describe('POST /v1/beacons', () => {
     expect(b).toEqual({
       _id: expect.stringMatching(/^[0-9a-zA-Z]{24}$/), createdAt: expect.any(String), updatedAt: b.createdAt, live: false,
       description: 'Front door', tag: 'store', externalId: 'door-1', type: 'ibeacon',
-      uuid: ibeacon.uuid, major: '100', minor: '1',
+      uuid: ibeacon.uuid.toLowerCase(), major: '100', minor: '1',
       geometry: {type: 'Point', coordinates: [7.42, 43.73]}, enabled: true, metadata: {floor: 1, open: true},
     })
   })
@@ -96,6 +96,59 @@ describe('POST /v1/beacons', () => {
     expect(await snapshot(s, 'beacons')).toEqual(before)
   })
 
+  it('refuses identifiers not of their form, on POST and both PUTs, naming the param; nothing is stored', async () => {
+    const before = await snapshot(s, 'beacons')
+    const fresh = {...ibeacon, externalId: 'bad-id'}
+    const edd = {...eddystone, externalId: 'bad-id'}
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{...fresh, uuid: 'door-1'}, 'uuid', 'an iBeacon UUID: 32 hex digits, as 8-4-4-4-12 (f7826da6-4fa2-4e98-8024-bc5b71e0893e)'],
+      [{...fresh, uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6'}, 'uuid', 'an iBeacon UUID'],
+      [{...fresh, uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6dd'}, 'uuid', 'an iBeacon UUID'],
+      [{...fresh, uuid: 'b9407f3-0f5f8-466e-aff9-25556b57fe6d'}, 'uuid', 'an iBeacon UUID'],
+      [{...fresh, uuid: 'g9407f30-f5f8-466e-aff9-25556b57fe6d'}, 'uuid', 'an iBeacon UUID'],
+      [{...fresh, uuid: '{b9407f30-f5f8-466e-aff9-25556b57fe6d}'}, 'uuid', 'an iBeacon UUID'],
+      [{...fresh, major: '65536'}, 'major', 'an integer from 0 to 65535'],
+      [{...fresh, major: -1}, 'major', 'an integer from 0 to 65535'],
+      [{...fresh, major: 1.5}, 'major', 'an integer from 0 to 65535'],
+      [{...fresh, major: 'one'}, 'major', 'an integer from 0 to 65535'],
+      [{...fresh, minor: '0x10'}, 'minor', 'an integer from 0 to 65535'],
+      [{...fresh, minor: ' 1'}, 'minor', 'an integer from 0 to 65535'],
+      [{...edd, uid: 'edd1ebeac04e5defa0'}, 'uid', 'an Eddystone namespace: 10 bytes as 20 hex digits (edd1ebeac04e5defa017)'],
+      [{...edd, uid: 'edd1ebeac04e5defa017aa'}, 'uid', 'an Eddystone namespace'],
+      [{...edd, uid: 'zdd1ebeac04e5defa017'}, 'uid', 'an Eddystone namespace'],
+      [{...edd, instance: '0123456789'}, 'instance', 'an Eddystone instance: 6 bytes as 12 hex digits (0123456789ab)'],
+      [{...edd, instance: '0123456789abc'}, 'instance', 'an Eddystone instance'],
+    ]
+    for (const [body, param, statement] of cases) {
+      const {tag: _tag, externalId: _externalId, ...content} = body
+      for (const [method, path] of [['POST', '/v1/beacons'], ['PUT', '/v1/beacons/store/door-1'], ['PUT', '/v1/beacons/store/bad-id']]) {
+        const r = await s.call(method, path, {key: s.keys.testSk, body: method === 'POST' ? body : content})
+        expectInvalidParameter(r, param)
+        expect(r.body.meta.message, `${method} ${path} ${JSON.stringify(body)}`).toMatch(new RegExp(`^${param}: must be ${statement.replace(/[()]/g, '\\$&')}`))
+      }
+    }
+    expect(await snapshot(s, 'beacons')).toEqual(before)
+  })
+
+  it('stores each identifier in one form: uuid lower case hyphenated, uid and instance lower-case hex without 0x, major/minor without leading zeros', async () => {
+    const r = await post({...ibeacon, externalId: 'forms-1', uuid: 'B9407F30F5F8466EAFF925556B57FE6D', major: '007', minor: 65535})
+    expect(r.status).toBe(200)
+    expect(r.body.beacon).toMatchObject({uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '7', minor: '65535'})
+    const e = await post({...eddystone, externalId: 'forms-2', uid: '0xEDD1EBEAC04E5DEFA017', instance: '0X0123456789AB'})
+    expect(e.body.beacon).toMatchObject({uid: 'edd1ebeac04e5defa017', instance: '0123456789ab'})
+    const rows = await s.store.db.selectFrom('beacons').select(['uuid', 'major', 'minor', 'uid', 'instance'])
+      .where('id', 'in', [r.body.beacon._id, e.body.beacon._id]).orderBy('external_id').execute()
+    expect(rows).toEqual([
+      {uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '7', minor: '65535', uid: null, instance: null},
+      {uuid: null, major: null, minor: null, uid: 'edd1ebeac04e5defa017', instance: '0123456789ab'},
+    ])
+    // the other type's identifiers are dropped, not checked
+    const other = await post({...eddystone, externalId: 'forms-3', uuid: 'not a uuid', major: 'x'})
+    expect(other.status).toBe(200)
+    expect(other.body.beacon.uuid).toBeUndefined()
+    for (const id of ['forms-1', 'forms-2', 'forms-3']) await s.call('DELETE', `/v1/beacons/store/${id}`, {key: s.keys.testSk})
+  })
+
   it('needs a secret key', async () => {
     expect((await post(ibeacon, s.keys.testPk)).status).toBe(403)
   })
@@ -115,9 +168,9 @@ describe('PUT /v1/beacons', () => {
   it('rotates identifiers and type by _id and clears the old ones', async () => {
     const created = await post({...ibeacon, externalId: 'rotate'})
     const id = created.body.beacon._id
-    const r = await s.call('PUT', `/v1/beacons/${id}`, {key: s.keys.testSk, body: {description: 'Now eddystone', type: 'eddystone', uid: 'u', instance: 'i', coordinates: [1, 2]}})
+    const r = await s.call('PUT', `/v1/beacons/${id}`, {key: s.keys.testSk, body: {description: 'Now eddystone', type: 'eddystone', uid: eddystone.uid, instance: eddystone.instance, coordinates: [1, 2]}})
     expect(r.status).toBe(200)
-    expect(r.body.beacon).toMatchObject({_id: id, tag: 'store', externalId: 'rotate', type: 'eddystone', uid: 'u', instance: 'i'})
+    expect(r.body.beacon).toMatchObject({_id: id, tag: 'store', externalId: 'rotate', type: 'eddystone', uid: eddystone.uid, instance: eddystone.instance})
     const row = await s.store.db.selectFrom('beacons').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     expect([row.uuid, row.major, row.minor]).toEqual([null, null, null])
   })
@@ -125,7 +178,7 @@ describe('PUT /v1/beacons', () => {
   it('answers 404 for an unknown _id, 409 when moving onto a taken tag+externalId, 400 for missing fields; nothing changes', async () => {
     const created = await post({...ibeacon, externalId: 'mover'})
     const before = await snapshot(s, 'beacons')
-    const body = {description: 'x', type: 'ibeacon', uuid: 'u', major: '1', minor: '2', coordinates: [1, 2]}
+    const body = {description: 'x', type: 'ibeacon', uuid: ibeacon.uuid, major: '1', minor: '2', coordinates: [1, 2]}
     const missing = await s.call('PUT', '/v1/beacons/000000000000000000000000', {key: s.keys.testSk, body})
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({meta: {code: 404, error: 'not_found', message: 'beacon not found'}})

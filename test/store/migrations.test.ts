@@ -8,7 +8,8 @@ import Database from 'better-sqlite3'
 import {Kysely, Migrator, SqliteDialect, sql} from 'kysely'
 import {migrate, openStore} from '../../src/store/db.js'
 import {migrations} from '../../src/store/migrations/index.js'
-import {tempDir} from '../helpers.js'
+import {setSettings} from '../../src/project/settings.js'
+import {startTestServer, tempDir} from '../helpers.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -168,6 +169,39 @@ describe('migrations', () => {
     ])
     expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'event_parts'").pluck().get()).toBe(0)
     await close()
+  })
+
+  it('spell the beacon identifiers stored before they were checked in their one form (016), so tracks match them; others stay', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const old = new Database(path.join(dir, 'loc.db'))
+    const db = new Kysely<unknown>({dialect: new SqliteDialect({database: old})})
+    const upTo015 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '015'))
+    expect((await new Migrator({db, provider: {getMigrations: async () => upTo015}}).migrateToLatest()).error).toBeUndefined()
+    const insert = old.prepare(`INSERT INTO beacons (id, live, tag, external_id, description, type, uuid, major, minor, uid, instance, lng, lat, enabled, created_at, updated_at)
+      VALUES (?, 0, 'old', ?, ?, ?, ?, ?, ?, ?, ?, 7.42, 43.735, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`)
+    insert.run('b1', 'upper', 'upper', 'ibeacon', 'B9407F30F5F8466EAFF925556B57FE6D', '0100', '01', null, null)
+    insert.run('b2', 'hex', 'hex', 'eddystone', null, null, null, '0xEDD1EBEAC04E5DEFA017', '0123456789AB')
+    insert.run('b3', 'odd', 'odd', 'eddystone', null, null, null, 'Shop-Door', '1')
+    await db.destroy()
+
+    const server = await startTestServer({dataDir: dir})
+    try {
+      expect(server.store.sqlite.prepare('SELECT id, uuid, major, minor, uid, instance, updated_at FROM beacons ORDER BY id').all()).toEqual([
+        {id: 'b1', uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '100', minor: '1', uid: null, instance: null, updated_at: '2026-01-01T00:00:00.000Z'},
+        {id: 'b2', uuid: null, major: null, minor: null, uid: 'edd1ebeac04e5defa017', instance: '0123456789ab', updated_at: '2026-01-01T00:00:00.000Z'},
+        {id: 'b3', uuid: null, major: null, minor: null, uid: 'Shop-Door', instance: '1', updated_at: '2026-01-01T00:00:00.000Z'},
+      ])
+      await setSettings(server.store, false, {'beacons.enabled': true})
+      const res = await server.call('POST', '/v1/track', {key: server.keys.testPk, body: {deviceId: 'd', latitude: 43.735, longitude: 7.42, beacons: [
+        {type: 'ibeacon', uuid: 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', major: 100, minor: 1},
+        {type: 'eddystone', uid: 'edd1ebeac04e5defa017', instance: '0123456789ab'},
+        {type: 'eddystone', uid: 'Shop-Door', instance: '1'},
+      ]}})
+      expect(res.body.events.map((e: any) => e.beacon.externalId)).toEqual(['upper', 'hex', 'odd'])
+    } finally {
+      await server.stop()
+    }
   })
 
   it('run once when two processes open a new store at the same moment', async () => {

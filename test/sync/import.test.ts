@@ -184,8 +184,8 @@ describe('beacon CSV import', () => {
     const header = 'description,tag,externalId,type,uuid,major,minor,uid,instance,coordinates,enabled,metadata\n'
     const text = header +
       'Door,b,1,ibeacon,b9407f30-f5f8-466e-aff9-25556b57fe6d,100,1,,,"[7.42,43.73]",true,"{""floor"":1}"\n' +
-      'Gate,b,2,eddystone,,,,edd1ed000000000000,aa0000000001,"[7.43,43.74]",false,\n' +
-      'Loose,,,ibeacon,u,1,2,,,"[7.42,43.73]",true,\n'
+      'Gate,b,2,eddystone,,,,edd1ed00000000000000,aa0000000001,"[7.43,43.74]",false,\n' +
+      'Loose,,,ibeacon,b9407f30-f5f8-466e-aff9-25556b57fe6d,1,2,,,"[7.42,43.73]",true,\n'
     const first = await importBeacons(system, csv(text), {live: false})
     expect(first).toMatchObject({created: 3, failed: 0})
     const door = system.store.sqlite.prepare("SELECT * FROM beacons WHERE tag = 'b' AND external_id = '1'").get() as Record<string, unknown>
@@ -193,10 +193,38 @@ describe('beacon CSV import', () => {
     const again = await importBeacons(system, csv(text.replace('aa0000000001', 'aa0000000002')), {live: false})
     // rows without tag + externalId cannot be matched: created again
     expect(again).toMatchObject({created: 1, updated: 1, unchanged: 1})
-    const bad = await importBeacons(system, csv(header + 'X,b,3,ibeacon,,1,2,,,"[7.42,43.73]",true,\nY,b,4,ibeacon,u,1,2,,,"[200,43]",true,\n'), {live: false})
+    const bad = await importBeacons(system, csv(header + 'X,b,3,ibeacon,,1,2,,,"[7.42,43.73]",true,\nY,b,4,ibeacon,b9407f30-f5f8-466e-aff9-25556b57fe6d,1,2,,,"[200,43]",true,\n'), {live: false})
     expect(bad.failures).toEqual([
       {row: 2, column: 'uuid', reason: 'required for type ibeacon'},
       {row: 3, column: 'coordinates', reason: 'must be [longitude, latitude] with longitude -180 to 180 and latitude -90 to 90'},
+    ])
+  })
+
+  it('refuses identifiers not of their form with their column, importing nothing; stores each in its one form', async () => {
+    const header = 'description,tag,externalId,type,uuid,major,minor,uid,instance,coordinates,enabled\n'
+    const before = system.store.sqlite.prepare('SELECT * FROM beacons ORDER BY rowid').all()
+    const bad = await importBeacons(system, csv(header +
+      'A,ids,1,ibeacon,B9407F30F5F8466EAFF925556B57FE6D,7,1,,,"[7.42,43.73]",true\n' +
+      'B,ids,2,ibeacon,door-2,7,1,,,"[7.42,43.73]",true\n' +
+      'C,ids,3,ibeacon,b9407f30-f5f8-466e-aff9-25556b57fe6d,70000,1,,,"[7.42,43.73]",true\n' +
+      'D,ids,4,eddystone,,,,edd1ebeac04e5def,0123456789ab,"[7.42,43.73]",true\n' +
+      'E,ids,5,eddystone,,,,edd1ebeac04e5defa017,01234567,"[7.42,43.73]",true\n'), {live: false})
+    expect(bad).toMatchObject({written: false, failed: 4})
+    expect(bad.failures).toEqual([
+      {row: 3, column: 'uuid', reason: 'must be an iBeacon UUID: 32 hex digits, as 8-4-4-4-12 (f7826da6-4fa2-4e98-8024-bc5b71e0893e)'},
+      {row: 4, column: 'major', reason: 'must be an integer from 0 to 65535'},
+      {row: 5, column: 'uid', reason: 'must be an Eddystone namespace: 10 bytes as 20 hex digits (edd1ebeac04e5defa017)'},
+      {row: 6, column: 'instance', reason: 'must be an Eddystone instance: 6 bytes as 12 hex digits (0123456789ab)'},
+    ])
+    expect(system.store.sqlite.prepare('SELECT * FROM beacons ORDER BY rowid').all()).toEqual(before)
+
+    const good = await importBeacons(system, csv(header +
+      'A,ids,1,ibeacon,B9407F30F5F8466EAFF925556B57FE6D,007,1,,,"[7.42,43.73]",true\n' +
+      'D,ids,4,eddystone,,,,0XEDD1EBEAC04E5DEFA017,0123456789AB,"[7.42,43.73]",true\n'), {live: false})
+    expect(good).toMatchObject({created: 2, failed: 0})
+    expect(system.store.sqlite.prepare("SELECT uuid, major, minor, uid, instance FROM beacons WHERE tag = 'ids' ORDER BY external_id").all()).toEqual([
+      {uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: '7', minor: '1', uid: null, instance: null},
+      {uuid: null, major: null, minor: null, uid: 'edd1ebeac04e5defa017', instance: '0123456789ab'},
     ])
   })
 })

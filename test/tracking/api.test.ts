@@ -342,7 +342,7 @@ describe('POST /v1/track', () => {
 
   it('GET /v1/search/beacons answers enabled beacons within 1 km, nearest first', async () => {
     const beacon = (externalId: string, coordinates: number[], enabled = true) => server.call('POST', '/v1/beacons', {key: server.keys.testSk, body: {
-      description: externalId, tag: 'b', externalId, type: 'eddystone', uid: `uid${externalId}`, instance: '1', coordinates, enabled}})
+      description: externalId, tag: 'b', externalId, type: 'eddystone', uid: 'edd1ebeac04e5defa017', instance: '0123456789ab', coordinates, enabled}})
     await beacon('far', [7.44, 43.735])
     await beacon('near', [7.4201, 43.735])
     await beacon('mid', [7.425, 43.735])

@@ -3,6 +3,9 @@ import {setSettings} from '../../src/project/settings.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
 const MONACO = {latitude: 43.735, longitude: 7.42}
+// Eddystone-UID namespaces (10 bytes) and an instance (6 bytes)
+const [ABC, ONE, THREE] = ['abc0000000000000000a', '0ae00000000000000001', '0ae00000000000000003']
+const INSTANCE = '0000000000de'
 
 /** A beacon disabled or deleted generates no events (spec): a user ranging it leaves it silently, as a geofence. */
 describe('beacons disabled or deleted while a user ranges them', () => {
@@ -15,28 +18,28 @@ describe('beacons disabled or deleted while a user ranges them', () => {
 
   const sk = () => server.keys.testSk
   const put = (externalId: string, uid: string, body: Record<string, unknown> = {}) => server.call('PUT', `/v1/beacons/bt/${externalId}`, {key: sk(),
-    body: {description: externalId, type: 'eddystone', uid, instance: 'def', coordinates: [7.42, 43.735], ...body}})
+    body: {description: externalId, type: 'eddystone', uid, instance: INSTANCE, coordinates: [7.42, 43.735], ...body}})
   const track = (deviceId: string, beacons?: unknown[]) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId, beacons}})
   const types = (res: {body: any}) => res.body.events.map((e: any) => e.type)
   const ids = (user: any) => user.beacons.map((b: any) => b.externalId)
   const read = async (id: string) => (await server.call('GET', `/v1/users/${id}`, {key: sk()})).body.user
 
   it('disabled: no exit, left out of the answer and reads; enabled again and ranged, a fresh entry', async () => {
-    await put('b2', 'abc')
-    const ranging = [{type: 'eddystone', uid: 'abc', instance: 'def'}]
+    await put('b2', ABC)
+    const ranging = [{type: 'eddystone', uid: ABC, instance: INSTANCE}]
     const entered = await track('disabling', ranging)
     expect(types(entered)).toEqual(['user.entered_beacon'])
     const id = entered.body.user._id
     expect(ids(await read(id))).toEqual(['b2'])
 
-    expect((await put('b2', 'abc', {enabled: false})).status).toBe(200)
+    expect((await put('b2', ABC, {enabled: false})).status).toBe(200)
     expect(ids(await read(id))).toEqual([])
     const after = await track('disabling', ranging)
     expect(types(after)).toEqual([])
     expect(ids(after.body.user)).toEqual([])
     expect(ids(await read(id))).toEqual([])
 
-    await put('b2', 'abc', {enabled: true})
+    await put('b2', ABC, {enabled: true})
     const again = await track('disabling', ranging)
     expect(types(again)).toEqual(['user.entered_beacon'])
     expect(again.body.events[0].beacon).toMatchObject({externalId: 'b2', enabled: true})
@@ -45,15 +48,15 @@ describe('beacons disabled or deleted while a user ranges them', () => {
   })
 
   it('deleted: no exit, left out of answers, reads and the user a conversion embeds; the other beacon stays, as it is now', async () => {
-    await put('b1', 'one')
-    await put('b3', 'three')
-    const both = [{type: 'eddystone', uid: 'one', instance: 'def'}, {type: 'eddystone', uid: 'three', instance: 'def'}]
+    await put('b1', ONE)
+    await put('b3', THREE)
+    const both = [{type: 'eddystone', uid: ONE, instance: INSTANCE}, {type: 'eddystone', uid: THREE, instance: INSTANCE}]
     const entered = await track('deleting', both)
     expect(types(entered)).toEqual(['user.entered_beacon', 'user.entered_beacon'])
     const id = entered.body.user._id
 
     expect((await server.call('DELETE', '/v1/beacons/bt/b1', {key: sk()})).status).toBe(200)
-    await put('b3', 'three', {description: 'edited'})
+    await put('b3', THREE, {description: 'edited'})
     const user = await read(id)
     expect(ids(user)).toEqual(['b3'])
     expect(user.beacons[0].description).toBe('edited')
@@ -102,5 +105,42 @@ describe('ranging by the configured iBeacon UUIDs and Eddystone UIDs', () => {
     const ranged = await server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId: 'by-uuid',
       beacons: [{type: 'ibeacon', uuid: UUID.toUpperCase(), major: '1', minor: '2'}]}})
     expect(ranged.body.events.map((e: any) => [e.type, e.beacon.externalId])).toEqual([['user.entered_beacon', 'paris']])
+  })
+})
+
+/**
+ * A beacon matches however its identifiers were spelled when registered: both sides are compared in
+ * the one stored form (lower case, the UUID hyphenated, no 0x, no leading zeros), as the SDKs report
+ * them (iOS and Android: the UUID hyphenated, upper or lower case).
+ */
+describe('ranged identities match beacons registered in another spelling', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+    await setSettings(server.store, false, {'beacons.enabled': true})
+  })
+  afterAll(() => server.stop())
+
+  const put = (externalId: string, body: Record<string, unknown>) =>
+    server.call('PUT', `/v1/beacons/spelt/${externalId}`, {key: server.keys.testSk, body: {description: externalId, coordinates: [7.42, 43.735], ...body}})
+  const track = (deviceId: string, beacons: unknown[]) => server.call('POST', '/v1/track', {key: server.keys.testPk, body: {...MONACO, deviceId, beacons}})
+  const entered = (res: {body: any}) => res.body.events.map((e: any) => `${e.type} ${e.beacon.externalId}`)
+
+  it('an iBeacon registered upper case without hyphens, ranged lower case hyphenated (Android) or upper case (iOS)', async () => {
+    expect((await put('ib', {type: 'ibeacon', uuid: 'B9407F30F5F8466EAFF925556B57FE6D', major: '0100', minor: 1})).status).toBe(200)
+    const android = await track('android', [{type: 'ibeacon', uuid: 'b9407f30-f5f8-466e-aff9-25556b57fe6d', major: 100, minor: 1}])
+    expect(entered(android)).toEqual(['user.entered_beacon ib'])
+    const ios = await track('ios', [{type: 'ibeacon', uuid: 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', major: '100', minor: '1'}])
+    expect(entered(ios)).toEqual(['user.entered_beacon ib'])
+  })
+
+  it('an Eddystone registered with 0x and upper case, ranged as bare lower-case hex; an identity not of its form matches nothing', async () => {
+    expect((await put('ed', {type: 'eddystone', uid: '0xEDD1EBEAC04E5DEFA017', instance: '0x0123456789AB'})).status).toBe(200)
+    const res = await track('eddy', [{type: 'eddystone', uid: 'edd1ebeac04e5defa017', instance: '0123456789ab'}])
+    expect(entered(res)).toEqual(['user.entered_beacon ed'])
+    // a ranged identity not of its form is taken and matches nothing: a track is never refused for it
+    const odd = await track('odd', [{type: 'ibeacon', uuid: 'not-a-uuid', major: 1, minor: 2}, {type: 'eddystone', uid: 'xyz', instance: '1'}])
+    expect(odd.status).toBe(200)
+    expect(odd.body.events).toEqual([])
   })
 })

@@ -14,6 +14,7 @@ import * as m012 from './012_presence_in_user.js'
 import * as m013 from './013_presence_only_in_user.js'
 import * as m014 from './014_events_user_ref_logged_out.js'
 import * as m015 from './015_event_parts.js'
+import * as m016 from './016_beacon_ids.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '013_presence_only_in_user': m013,
   '014_events_user_ref_logged_out': m014,
   '015_event_parts': m015,
+  '016_beacon_ids': m016,
 }
