@@ -21,7 +21,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     }
     if (Object.keys(set).length) await db.updateTable('beacons').set(set).where('id', '=', row.id).execute()
   }
+  // track looks ranged beacons up by these, now compared as stored (it scanned every beacon a ranged one)
+  await db.schema.createIndex('beacons_ibeacon').on('beacons').columns(['live', 'uuid', 'major', 'minor']).execute()
+  await db.schema.createIndex('beacons_eddystone').on('beacons').columns(['live', 'uid', 'instance']).execute()
 }
 
-/** Nothing to undo: the stored form is one the earlier code accepted and matched. */
-export async function down(): Promise<void> {}
+/** The indexes go; the stored form stays: it is one the earlier code accepted and matched. */
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('beacons_eddystone').execute()
+  await db.schema.dropIndex('beacons_ibeacon').execute()
+}
