@@ -53,6 +53,9 @@ const CATEGORY_BY_KEY: Record<string, string> = {
   healthcare: 'health', historic: 'historic',
 }
 
+/** Every category the import assigns, sorted (what `places.placeFilters` may name). */
+export const PLACE_CATEGORIES: readonly string[] = [...new Set([...Object.values(CATEGORY_BY_TAG), ...Object.values(CATEGORY_BY_KEY)])].sort()
+
 export interface PlaceClass {category: string; osmTag: string}
 
 /** The category of a named (or branded) object, or null when it is not a place. `aeroway` counts only for aerodromes/terminals. */

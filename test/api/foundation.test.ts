@@ -177,6 +177,19 @@ describe('bodies and errors', () => {
     expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
   })
 
+  it('refuses a placeFilters category the import never assigns, naming the entry, changing nothing; takes a real one', async () => {
+    const before = await s.call('GET', '/v1/settings', {key: s.keys.testSk})
+    const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {chainMappings: {a: 'x'}, placeFilters: {category: ['food', 'cafe', 'restaurants']}}})
+    expect(r.status).toBe(400)
+    expect(r.body.meta).toMatchObject({code: 400, error: 'invalid_parameter', param: 'placeFilters.category.2'})
+    expect(r.body.meta.message).toMatch(/^placeFilters\.category\.2: each must be a place category loc's import assigns: .*\bfood\b/)
+    expect(await s.call('GET', '/v1/settings', {key: s.keys.testSk})).toMatchObject({body: before.body})
+    const ok = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {placeFilters: {category: ['food', 'cafe']}}})
+    expect(ok.status).toBe(200)
+    expect(ok.body.placeFilters).toEqual({category: ['food', 'cafe']})
+    await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: {placeFilters: before.body.placeFilters}})
+  })
+
   it('answers malformed JSON with 400 param body', async () => {
     const r = await s.call('PATCH', '/v1/settings', {key: s.keys.testSk, body: '{"chainMappings": '})
     expect(r.status).toBe(400)

@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {chainSlug} from '../../src/places/chain.js'
+import {PLACE_CATEGORIES} from '../../src/osm/tags.js'
 import {setSettings} from '../../src/project/settings.js'
 import {fixture, importServed, MONACO} from '../osm/helpers.js'
 import {startTestServer, type TestServer} from '../helpers.js'
@@ -62,7 +63,7 @@ describe('places on track (imported Monaco POIs)', () => {
   })
 
   it('placeFilters keep other categories from generating events; /v1/context answers the place', async () => {
-    await setSettings(server.store, false, {'places.placeFilters': {category: ['no-such-category']}})
+    await setSettings(server.store, false, {'places.placeFilters': {category: [PLACE_CATEGORIES.find((c) => c !== poi.category)!]}})
     const stopped = await track('p2', poi.lon, poi.lat, true)
     expect(stopped.body.events).toEqual([])
     expect(stopped.body.user.place.name).toBe(poi.name)
