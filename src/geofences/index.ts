@@ -10,6 +10,11 @@ export interface GeofenceEngine {
   get(live: boolean, id: string): Fence | undefined
   /** The enabled geofence of the environment with this tag and externalId. */
   keyed(live: boolean, tag: string, externalId: string): Fence | undefined
+  /**
+   * The largest `tripApproachingThreshold` of the environment's keyed geofences, 0 when none has
+   * one: no trip's destination can give it a larger one (the trip-orders job's read, trips/orders.ts).
+   */
+  largestTripApproachingThreshold(live: boolean): number
   size(live: boolean): number
   /**
    * Changes whenever a Fence object may have been replaced (changes applied, a rebuild): Fences
@@ -119,6 +124,7 @@ export const geofenceEngine = followed((store: Store) => {
     near: (live: boolean, lng: number, lat: number, m: number) => envs[live ? 1 : 0].search(lng, lat, m),
     get: (live: boolean, id: string) => envs[live ? 1 : 0].byId.get(id),
     keyed: (live: boolean, tag: string, externalId: string) => envs[live ? 1 : 0].keyed(tag, externalId),
+    largestTripApproachingThreshold: (live: boolean) => envs[live ? 1 : 0].largestTripApproachingThreshold(),
     size: (live: boolean) => envs[live ? 1 : 0].size,
     generation: () => generation,
     async settled() {

@@ -96,6 +96,15 @@ export class EnvIndex {
     return this.byTag.get(tag)?.get(externalId)
   }
 
+  /** The largest `tripApproachingThreshold` of the keyed geofences (0 when none has one). */
+  largestTripApproachingThreshold(): number {
+    let largest = 0
+    for (const inTag of this.byTag.values()) {
+      for (const fence of inTag.values()) if (fence.tripApproachingThreshold !== null && fence.tripApproachingThreshold > largest) largest = fence.tripApproachingThreshold
+    }
+    return largest
+  }
+
   private key(fence: Fence): void {
     if (fence.tag === null || fence.externalId === null) return
     let inTag = this.byTag.get(fence.tag)

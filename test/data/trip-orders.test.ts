@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {jobs, startJobs} from '../../src/jobs/index.js'
 import {setSetting} from '../../src/project/settings.js'
-import {tripOrderJob} from '../../src/trips/orders.js'
+import {mayBeDue, tripOrderJob} from '../../src/trips/orders.js'
 import {insertUser} from '../../src/users/store.js'
 import {startTestServer, type TestServer} from '../helpers.js'
 
@@ -72,6 +72,20 @@ describe('order firing by time (loc serve, every minute)', () => {
     const live = await trip('live', s.keys.liveSk)
     expect(live).toEqual({...liveBefore, orderFiredAt: fired(30)})
     expect(eventCount()).toBe(events)
+  })
+
+  it('reads only the trips whose order may be due, through index trips_order_due, not every waiting trip', async () => {
+    const at = Date.parse('2031-06-01T12:00:00.000Z')
+    const soon = (m: number) => new Date(at + m * 60_000).toISOString()
+    for (const [externalId, m] of [['far', 60 * 24 * 30], ['next-hour', 60], ['in-4', 4], ['past', -1]] as const) {
+      expect((await create({externalId, scheduledArrivalAt: soon(m)})).status).toBe(200)
+    }
+    const read = mayBeDue(s.store, false, at, 5).compile()
+    const plan = s.store.sqlite.prepare(`EXPLAIN QUERY PLAN ${read.sql}`).all(...read.parameters) as Array<{detail: string}>
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringMatching(/^SEARCH trips USING INDEX trips_order_due \(live=\? AND status=\? AND <expr><\?\)$/)])
+    const ids = s.store.sqlite.prepare(read.sql).all(...read.parameters).map((row: any) => row.id)
+    const names = await Promise.all(ids.map(async (id: string) => (await trip(id)).externalId))
+    expect(names.sort()).toEqual(['in-4', 'past'])
   })
 
   it('runs on its timer with the running server', async () => {

@@ -15,6 +15,7 @@ import * as m013 from './013_presence_only_in_user.js'
 import * as m014 from './014_events_user_ref_logged_out.js'
 import * as m015 from './015_event_parts.js'
 import * as m016 from './016_beacon_ids.js'
+import * as m017 from './017_trip_order_due.js'
 
 /** Every migration, in order. Add new ones here; names sort as they run. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '014_events_user_ref_logged_out': m014,
   '015_event_parts': m015,
   '016_beacon_ids': m016,
+  '017_trip_order_due': m017,
 }
