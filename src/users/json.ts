@@ -18,18 +18,41 @@ export type UserRow = Selectable<UserTable>
  * still) as objects.
  */
 export function userJson(row: UserRow, store: Store): Record<string, unknown> {
-  const context = row.context ? JSON.parse(row.context) : {}
+  return usersJsonNow(store, [row])[0]
+}
+
+/**
+ * `userJson` of each row, the beacons of them all read in one query per environment (a page of
+ * users: one beacon query, not one per user with beacons).
+ */
+export function usersJsonNow(store: Store, rows: readonly UserRow[]): Record<string, unknown>[] {
+  const contexts = rows.map((row) => (row.context ? JSON.parse(row.context) as Record<string, unknown> : {}))
+  const beacons = beaconsOf(store, rows, contexts)
   // the engine is asked only for a user with geofences: asking catches it up with the change feed
   let engine: ReturnType<typeof geofenceEngine> | undefined
-  const fence = (id: string) => (engine ??= geofenceEngine(store)).get(row.live === 1, id)
-  if (Array.isArray(context.geofences)) {
-    context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (fence(g)?.summary ?? []) : [g]))
-  } else if (row.presence) {
-    const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => fence(id) ?? [])
-    context.geofences = inside.sort(bySortKey).map((f) => f.summary)
-  }
-  if (context.beacons) context.beacons = beaconsNow(store, row.live === 1, context.beacons)
-  return userJsonWith(row, context)
+  return rows.map((row, i) => {
+    const context = contexts[i]
+    const fence = (id: string) => (engine ??= geofenceEngine(store)).get(row.live === 1, id)
+    if (Array.isArray(context.geofences)) {
+      context.geofences = context.geofences.flatMap((g: unknown) => (typeof g === 'string' ? (fence(g)?.summary ?? []) : [g]))
+    } else if (row.presence) {
+      const inside = (JSON.parse(row.presence) as Array<[string]>).flatMap(([id]) => fence(id) ?? [])
+      context.geofences = inside.sort(bySortKey).map((f) => f.summary)
+    }
+    if (context.beacons) context.beacons = (context.beacons as StoredBeacon[]).flatMap((b) => beacons[row.live].get(b._id) ?? [])
+    return userJsonWith(row, context)
+  })
+}
+
+type StoredBeacon = {_id: string}
+
+/** The beacons the users' contexts name, as they are now (beaconsNow: enabled ones only), by id, per environment (`live` 0 and 1). */
+function beaconsOf(store: Store, rows: readonly UserRow[], contexts: Array<Record<string, unknown>>): Array<Map<string, Record<string, unknown>>> {
+  const named = [new Set<string>(), new Set<string>()]
+  contexts.forEach((context, i) => {
+    if (context.beacons) for (const b of context.beacons as StoredBeacon[]) named[rows[i].live].add(b._id)
+  })
+  return named.map((ids, live) => new Map(beaconsNow(store, live === 1, [...ids].map((_id) => ({_id}))).map((json) => [json._id as string, json])))
 }
 
 /** What track keeps in `context` for itself, shown in no answer: when the user entered its `place`. */

@@ -2,11 +2,12 @@ import {sql} from 'kysely'
 import type {Store} from '../store/db.js'
 import {tripJson} from '../trips/json.js'
 import {ACTIVE_STATUSES} from '../trips/status.js'
-import {type UserRow, userJson} from './json.js'
+import {type UserRow, usersJsonNow} from './json.js'
 
 /**
  * Users as the API returns them, each with its `trip` read from the trips table while that trip is
  * started, approaching or arrived (spec), so status changes made through the trips API show at once.
+ * A page costs one trips query and one beacons query, whatever its size.
  */
 export async function usersJson(store: Store, rows: UserRow[]): Promise<Record<string, unknown>[]> {
   const trips = new Map<string, Record<string, unknown>>()
@@ -22,8 +23,9 @@ export async function usersJson(store: Store, rows: UserRow[]): Promise<Record<s
       trips.set(trip.user_ref!, json)
     }
   }
-  return rows.map((row) => {
-    const json = userJson(row, store)
+  const users = usersJsonNow(store, rows)
+  return rows.map((row, i) => {
+    const json = users[i]
     const trip = trips.get(row.id)
     if (trip) json.trip = trip
     else delete json.trip

@@ -72,6 +72,21 @@ describe('beacons disabled or deleted while a user ranges them', () => {
     expect(gone.body.events[0].beacon).toMatchObject({externalId: 'b3', description: 'edited'})
     expect(ids(gone.body.user)).toEqual([])
   })
+
+  it('a list of users shows each one\'s beacons as they are now, as its own read does, beacons shared or not, in their order', async () => {
+    for (const [externalId, uid] of [['s1', 'sh1'], ['s2', 'sh2'], ['s3', 'sh3']]) await put(externalId, uid)
+    const ranged = (...uids: string[]) => uids.map((uid) => ({type: 'eddystone', uid, instance: 'def'}))
+    await track('list-a', ranged('sh1', 'sh2'))
+    await track('list-b', ranged('sh3', 'sh1'))
+    await track('list-c', ranged('sh2'))
+    await put('s2', 'sh2', {description: 'edited'})
+    await put('s3', 'sh3', {enabled: false})
+    const list = (await server.call('GET', '/v1/users?limit=100', {key: sk()})).body.users
+    const byDevice = Object.fromEntries(list.map((user: any) => [user.deviceId, user]))
+    expect([ids(byDevice['list-a']), ids(byDevice['list-b']), ids(byDevice['list-c'])]).toEqual([['s1', 's2'], ['s1'], ['s2']])
+    expect(byDevice['list-c'].beacons[0].description).toBe('edited')
+    for (const user of list) expect(user, user.deviceId).toEqual(await read(user._id))
+  })
 })
 
 /**
