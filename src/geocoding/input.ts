@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {PLACE_CATEGORIES} from '../osm/tags.js'
 import {int, latLng, list, metadataFilters} from '../validate.js'
 import type {DocLayer} from './docs.js'
 import {LANGS} from './names.js'
@@ -61,7 +62,11 @@ const names = (what: string) =>
 export const placesQuery = z
   .object({
     chains: names('chain slugs or mapped ids').optional(),
-    categories: names('categories').optional(),
+    // the hosted original's category names (restaurant, coffee-shop...) are not loc's: refused, not an empty answer
+    categories: names('categories').superRefine((l, ctx) => {
+      const unknown = l.find((c) => !PLACE_CATEGORIES.includes(c))
+      if (unknown !== undefined) ctx.addIssue({code: 'custom', message: `"${unknown}" is not a place category; loc's import assigns ${PLACE_CATEGORIES.join(', ')}`})
+    }).optional(),
     iataCode: z.string().regex(/^[A-Za-z]{3}$/, {error: 'must be a 3-letter IATA airport code'}).optional(),
     chainMetadata: z.unknown().optional().transform(metadataFilters),
     near: latLng().optional(),

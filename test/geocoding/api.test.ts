@@ -211,9 +211,12 @@ describe('search places', () => {
     expect(mapped.body.places.length).toBe(5)
     const wrongMeta = await get('/v1/search/places?chains=bank-42&near=43.7384,7.4246&radius=5000&chainMetadata[atm]=false')
     expect(wrongMeta.body.places).toEqual([])
+    // the hosted original's category names are not loc's: a clear refusal, not an empty list
+    const restaurant = await get('/v1/search/places?categories=restaurant&near=43.7384,7.4246')
+    expect(restaurant.body.meta).toMatchObject({code: 400, param: 'categories', message: expect.stringMatching(/^categories: "restaurant" is not a place category; loc's import assigns .*\bfood\b/)})
     const cafes = await get('/v1/search/places?categories=cafe&near=43.7384,7.4246&radius=300')
     expect(cafes.body.places.every((p: {categories: string[]; distance: number}) => p.categories[0] === 'cafe' && p.distance <= 300)).toBe(true)
-    for (const [path, param] of [['/v1/search/places?near=43.7,7.4', 'chains'], ['/v1/search/places?chains=x', 'near'], ['/v1/search/places?chains=x&near=1,1&radius=0', 'radius'], ['/v1/search/places?iataCode=ABCD', 'iataCode'], ['/v1/search/places?chains=x&near=1,1&limit=101', 'limit']]) {
+    for (const [path, param] of [['/v1/search/places?near=43.7,7.4', 'chains'], ['/v1/search/places?chains=x', 'near'], ['/v1/search/places?chains=x&near=1,1&radius=0', 'radius'], ['/v1/search/places?iataCode=ABCD', 'iataCode'], ['/v1/search/places?chains=x&near=1,1&limit=101', 'limit'], ['/v1/search/places?categories=cafe,restaurant&near=43.7384,7.4246', 'categories']]) {
       const bad = await get(path)
       expect(bad.status, path).toBe(400)
       expect(bad.body.meta.param, path).toBe(param)
