@@ -126,10 +126,15 @@ export interface LocRun {
   stderr: string
 }
 
-/** `loc ARGS` as a real process (the built CLI, no terminal, LOC_LOG_LEVEL=silent unless `env` sets it); resolves with its exit code and output. */
-export function runLoc(args: string[], env: Record<string, string | undefined> = {}): Promise<LocRun> {
+/**
+ * `loc ARGS` as a real process (the built CLI, no terminal, LOC_LOG_LEVEL=silent unless `env` sets
+ * it); resolves with its exit code and output. `via` runs node through another command (`setpriv`
+ * as another user).
+ */
+export function runLoc(args: string[], env: Record<string, string | undefined> = {}, via: string[] = []): Promise<LocRun> {
+  const command = [...via, 'node', path.resolve('bin/run.js'), ...args]
   return new Promise((resolve) => {
-    execFile('node', [path.resolve('bin/run.js'), ...args], {env: {...process.env, LOC_LOG_LEVEL: 'silent', ...env}}, (error, stdout, stderr) => {
+    execFile(command[0], command.slice(1), {env: {...process.env, LOC_LOG_LEVEL: 'silent', ...env}}, (error, stdout, stderr) => {
       resolve({code: error ? (error.code as number) : 0, stdout, stderr})
     })
   })

@@ -1,5 +1,6 @@
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {makeDataDir} from '../data-dir.js'
 import {refuse} from '../errors.js'
 
 export const MARKER_ID = /^[A-Za-z0-9_-]{1,64}$/
@@ -33,6 +34,7 @@ export async function addMarkerImage(dataDir: string, id: string, file: string):
   const canvas = createCanvas(width, height)
   canvas.getContext('2d').drawImage(image, 0, 0, width, height)
   const dir = markersDir(dataDir)
+  makeDataDir(dataDir)
   mkdirSync(dir, {recursive: true})
   const target = path.join(dir, `${id}.png`)
   writeFileSync(`${target}.tmp`, canvas.toBuffer('image/png'))

@@ -1,5 +1,6 @@
 import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
 import path from 'node:path'
+import {makeDataDir} from '../data-dir.js'
 import {type Manifest, mapDir} from '../map/manifest.js'
 import {processAlive} from '../pid.js'
 
@@ -51,6 +52,7 @@ export function fsyncDir(dir: string): void {
 /** Takes `data/map/.lock` for this process; clears a lock left by a dead process. */
 export function lock(dataDir: string): () => void {
   const dir = mapDir(dataDir)
+  makeDataDir(dataDir)
   mkdirSync(dir, {recursive: true})
   const file = path.join(dir, '.lock')
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -1,7 +1,8 @@
-import {mkdirSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {Kysely, Migrator, SqliteDialect, type MigrationResultSet, type SqliteDatabase as KyselySqlite} from 'kysely'
+import {makeDataDir} from '../data-dir.js'
 import {type ChangeFeed, createChangeFeed} from './changes.js'
 import {migrations} from './migrations/index.js'
 import type {Database} from './schema.js'
@@ -24,9 +25,9 @@ export const STORE_FILE = 'loc.db'
 
 const CACHE_KIB = 8192
 
-/** Opens (creating if needed) `<dataDir>/loc.db` in WAL mode and runs pending migrations. */
+/** Opens (creating if needed, the data directory too, or refusing it: src/data-dir.ts) `<dataDir>/loc.db` in WAL mode and runs pending migrations. */
 export async function openStore(dataDir: string, options: {migrate?: boolean} = {}): Promise<Store> {
-  mkdirSync(dataDir, {recursive: true})
+  makeDataDir(dataDir)
   const file = path.join(dataDir, STORE_FILE)
   const sqlite = new SqliteDatabase(file)
   sqlite.pragma('journal_mode = WAL')

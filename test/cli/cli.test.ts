@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import path from 'node:path'
@@ -179,6 +179,55 @@ describe('loc CLI', () => {
       rmSync(dir, {recursive: true, force: true})
     }
   }, 60_000)
+
+  it('a data dir that cannot be created is refused on one line, exit 2, by every command that opens one; nothing is written', async () => {
+    const dir = tempDir('loc-no-dir-')
+    try {
+      const file = path.join(dir, 'plain')
+      writeFileSync(file, 'not a directory\n')
+      const bad = path.join(file, 'data')
+      const configFile = path.join(dir, 'local.json')
+      for (const args of [['init', '--yes', '--config', configFile], ['keys', 'create', '--type', 'secret', '--env', 'test'], ['migrate'],
+        ['serve', '--port', '0'], ['serve', '--port', '0', '--workers', '2'], ['import', 'osm', 'data/monaco.osm.pbf'],
+        ['geofences', 'import', 'docs/examples/geofences.csv', '--env', 'test'], ['geofences', 'sync', 'add', '--url', 'https://example.com/g.csv', '--env', 'test'],
+        ['webhooks', 'add', 'https://example.com/hooks', '--env', 'test'], ['settings', 'set', 'geofences.minConfidence', '3']]) {
+        const res = await loc(...args, '--data-dir', bad)
+        expect({args, code: res.code, stdout: res.stdout}).toEqual({args, code: 2, stdout: ''})
+        expect(res.stderr).toBe(`error [invalid_parameter]: data-dir: cannot create ${bad}: ${file} is a file, not a directory; give a data directory this user can create and write (--data-dir, LOC_DATA_DIR)\n`)
+      }
+      expect(existsSync(configFile)).toBe(false)
+      const itself = await loc('migrate', '--data-dir', file)
+      expect(itself).toMatchObject({code: 2, stderr: `error [invalid_parameter]: data-dir: ${file} is a file, not a directory; give a data directory this user can create and write (--data-dir, LOC_DATA_DIR)\n`})
+      // node 20's recursive mkdir never returns under /proc
+      const proc = await loc('keys', 'create', '--type', 'secret', '--env', 'test', '--data-dir', '/proc/loc-data/x')
+      expect(proc).toMatchObject({code: 2, stderr: 'error [invalid_parameter]: data-dir: cannot create /proc/loc-data: /proc takes no new directories; give a data directory this user can create and write (--data-dir, LOC_DATA_DIR)\n'})
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }, 60_000)
+
+  // root writes anywhere: the commands run as nobody there
+  const root = process.getuid?.() === 0
+  it.skipIf(root && !existsSync('/usr/bin/setpriv'))('a data dir this user may not write is refused on one line, exit 2', async () => {
+    const dir = tempDir('loc-read-only-')
+    try {
+      chmodSync(dir, 0o755)
+      const readOnly = path.join(dir, 'read-only')
+      mkdirSync(readOnly, {mode: 0o555})
+      const via = root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : []
+      // HOME: oclif reads its own files there, and root's is closed to nobody
+      const as = (...args: string[]) => runLoc(args, {HOME: dir}, via)
+      const inside = path.join(readOnly, 'data')
+      for (const [data, says] of [[inside, `cannot create ${inside}: ${readOnly} is not writable by this user`], [readOnly, `${readOnly} is not writable by this user`]]) {
+        const res = await as('keys', 'create', '--type', 'secret', '--env', 'test', '--data-dir', data)
+        expect({data, code: res.code, stdout: res.stdout}).toEqual({data, code: 2, stdout: ''})
+        expect(res.stderr).toBe(`error [invalid_parameter]: data-dir: ${says}; give a data directory this user can create and write (--data-dir, LOC_DATA_DIR)\n`)
+      }
+      expect(readdirSync(readOnly)).toEqual([])
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
 
   it('a write that finds the store locked past the busy timeout prints the catalogue\'s refusal and writes nothing', async () => {
     const before = (await loc('keys', 'list')).stdout

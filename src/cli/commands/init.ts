@@ -3,6 +3,7 @@ import path from 'node:path'
 import {Flags} from '@oclif/core'
 import {confirm, input, number} from '@inquirer/prompts'
 import {loadConfig, PACKAGE_ROOT} from '../../config/index.js'
+import {makeDataDir} from '../../data-dir.js'
 import {refuse} from '../../errors.js'
 import {createKey, listKeys} from '../../project/keys.js'
 import {openStore} from '../../store/db.js'
@@ -29,12 +30,15 @@ export default class Init extends BaseCommand<typeof Init> {
       ? (await this.prompt(() => number({message: 'Port', default: this.flags.port ?? current.port, min: 0, max: 65535, required: true}), 'nothing saved'))!
       : (this.flags.port ?? current.port)
 
+    // a data directory that cannot be made is refused before the config names it
+    const dir = path.resolve(PACKAGE_ROOT, dataDir)
+    makeDataDir(dir)
     const saved = existsSync(target) ? JSON.parse(readFileSync(target, 'utf8')) : {}
     mkdirSync(path.dirname(target), {recursive: true})
     writeFileSync(target, JSON.stringify({...saved, dataDir, port}, null, 2) + '\n')
     this.log(`saved ${target}`)
 
-    const store = await openStore(path.resolve(PACKAGE_ROOT, dataDir))
+    const store = await openStore(dir)
     try {
       this.log(`database ready: ${store.file}`)
       // run again on a store in use: its keys stay the only ones (more are one `loc keys create` away)

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {Refusal, refuse} from '../../../errors.js'
+import {isRefusal, Refusal, refuse} from '../../../errors.js'
 import {importOsm, type ImportProgress, PbfError, REGION_NAME, STAGES} from '../../../osm/index.js'
 import {BaseCommand} from '../../base.js'
 import {requireFile} from '../../file-arg.js'
@@ -103,6 +103,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
 /** A file that is not a PBF extract is the caller's to fix (exit 2); another import running is a wait; anything else a fault. */
 function importRefusal(error: Error): Refusal {
   const unchanged = 'the map store is unchanged'
+  if (isRefusal(error)) return error // the data directory's (src/data-dir.ts)
   if (error instanceof PbfError) return refuse.invalid('file', `must be an OSM PBF extract (${error.message}); ${unchanged}`)
   if (/^another import .* is running/.test(error.message)) return refuse.unavailable(`${error.message}; ${unchanged}`)
   return new Refusal('internal', `import failed: ${error.message}; ${unchanged}`)
