@@ -1,4 +1,5 @@
 import cluster, {type Worker} from 'node:cluster'
+import type {Config} from '../config/index.js'
 
 /** What a worker of `loc serve --workers N` tells its primary. */
 type WorkerMessage = {ready: true} | {listening: string; store: string}
@@ -36,6 +37,16 @@ export function announceListening(url: string, store: string): void {
   process.send!({listening: url, store} satisfies WorkerMessage)
 }
 
+/** What a primary's wait for a stopping worker adds to the longest the worker's own stop waits for: closing its store and map files. */
+const STOP_MARGIN_MS = 5000
+
+/**
+ * How long the primary waits for a worker to stop before it kills it: the worker's own stop forces
+ * its open connections closed after `server.shutdownTimeoutMs` and lets a webhook delivery in flight
+ * run out its `webhooks.timeoutMs`; past both and a margin, the worker hangs.
+ */
+export const stopDeadlineMs = (config: Config): number => Math.max(config.server.shutdownTimeoutMs, config.webhooks.timeoutMs) + STOP_MARGIN_MS
+
 export interface SupervisorOutput {
   log(line: string): void
   logToStderr(line: string): void
@@ -46,10 +57,11 @@ export interface SupervisorOutput {
  * (the primary hands out connections) and the store (SQLite's write lock orders their
  * transactions, so per-device ordering and group commit hold across them); replaces a worker
  * that dies; once `stop` resolves, stops them all, each finishing its in-flight requests, and
- * forks no more. Resolves with the exit code: 0 when stopped, the workers' code when `count` in a
- * row died before any listened.
+ * forks no more; a worker still running `deadlineMs` after the stop is killed (SIGKILL). Resolves
+ * with the exit code: 0 when stopped, 1 when a worker had to be killed, the workers' code when
+ * `count` in a row died before any listened.
  */
-export async function superviseWorkers(count: number, stop: Promise<unknown>, out: SupervisorOutput): Promise<number> {
+export async function superviseWorkers(count: number, stop: Promise<unknown>, out: SupervisorOutput, deadlineMs: number): Promise<number> {
   let stopping = false
   let announced = false
   // workers that died before they listened, in a row: the next waits longer, and when none ever
@@ -94,20 +106,30 @@ export async function superviseWorkers(count: number, stop: Promise<unknown>, ou
   stopping = true
   for (const timer of replacing) clearTimeout(timer)
   const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined)
-  await Promise.all(workers.map((w) => stopWorker(w, hearing.has(w.id))))
+  const stopped = await Promise.all(workers.map((w) => stopWorker(w, hearing.has(w.id), deadlineMs, out)))
   cluster.off('exit', replace)
-  return code
+  return code || (stopped.every(Boolean) ? 0 : 1)
 }
 
 /**
  * A worker that hears the stop message gets it. One that does not yet is still starting and holds
  * nothing (no store, no request): SIGTERM ends it at once, or, if it began to listen for stops
- * meanwhile, stops it as the message would.
+ * meanwhile, stops it as the message would. One still running after `deadlineMs` hangs: it is
+ * killed, and the promise resolves false.
  */
-function stopWorker(worker: Worker, hearing: boolean): Promise<void> {
+function stopWorker(worker: Worker, hearing: boolean, deadlineMs: number, out: SupervisorOutput): Promise<boolean> {
   return new Promise((resolve) => {
-    if (worker.isDead()) return resolve()
-    worker.once('exit', () => resolve())
+    if (worker.isDead()) return resolve(true)
+    let killed = false
+    const deadline = setTimeout(() => {
+      killed = true
+      out.logToStderr(`worker ${worker.process.pid} did not stop within ${deadlineMs / 1000} s; killed it (SIGKILL)`)
+      worker.process.kill('SIGKILL')
+    }, deadlineMs)
+    worker.once('exit', () => {
+      clearTimeout(deadline)
+      resolve(!killed)
+    })
     // the callback takes the error of a channel that closed meanwhile: its exit follows
     if (hearing) worker.send({stop: true}, () => undefined)
     else worker.process.kill('SIGTERM')

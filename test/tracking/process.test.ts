@@ -290,4 +290,28 @@ describe('stopping loc serve --workers', () => {
       killAll(pids)
     }
   }, 30_000)
+
+  it('a worker that hangs while stopping is killed at the deadline (the longest of its own stop, plus 5 s), said on stderr; the primary exits 1', async () => {
+    const {dir} = await prepared()
+    // the deadline: max(shutdownTimeoutMs, webhooks.timeoutMs) + 5 s = 5.3 s
+    const served = await spawnServe(['--workers', '2'], {...env(dir), LOC_SERVER__SHUTDOWN_TIMEOUT_MS: '300', LOC_WEBHOOKS__TIMEOUT_MS: '200'})
+    const workers = await forked(served.pid, 2)
+    const [hung, healthy] = workers
+    try {
+      // stopped by the kernel: it hears neither the stop message nor SIGTERM
+      process.kill(hung, 'SIGSTOP')
+      const asked = Date.now()
+      const stopped = served.stop()
+      while (running(healthy)) await new Promise((r) => setTimeout(r, 20))
+      expect(running(hung)).toBe(true)
+      expect(await within(stopped, 15_000)).toBe(1)
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(5300)
+      expect(workers.filter(running)).toEqual([])
+      expect(served.output()).toContain(`worker ${hung} did not stop within 5.3 s; killed it (SIGKILL)\n`)
+      expect(served.output()).not.toContain(`worker ${healthy} did not stop`)
+      expect(served.output()).not.toMatch(/loc stopped|starting another/)
+    } finally {
+      killAll([served.pid, ...workers])
+    }
+  }, 30_000)
 })

@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {DEMO_KEYS_FILE, type DemoSetup} from '../../project/demo.js'
 import {prepareServe, serve} from '../../system.js'
 import {BaseCommand} from '../base.js'
-import {announceListening, listenForStop, superviseWorkers} from '../workers.js'
+import {announceListening, listenForStop, stopDeadlineMs, superviseWorkers} from '../workers.js'
 
 export default class Serve extends BaseCommand<typeof Serve> {
   static description = 'Run the REST API (/v1) and the static map renderer (/maps/static). Stops gracefully on SIGINT/SIGTERM, finishing in-flight requests.'
@@ -36,7 +36,7 @@ export default class Serve extends BaseCommand<typeof Serve> {
       if (demo) this.printDemo(demo, config.dataDir)
       if (flags.workers > 1) {
         // stopped while preparing: fork none
-        const code = stop.requested() ? 0 : await superviseWorkers(flags.workers, stop.asked, this)
+        const code = stop.requested() ? 0 : await superviseWorkers(flags.workers, stop.asked, this, stopDeadlineMs(config))
         if (code) this.exit(code)
         this.log('loc stopped')
         return
