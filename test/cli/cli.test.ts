@@ -61,7 +61,9 @@ describe('loc CLI', () => {
     expect(created.stderr).toContain('will not be shown again')
 
     const list = await loc('keys', 'list')
-    expect(list.stdout).toContain(key.slice(0, 20))
+    const [header, row] = list.stdout.split('\n')
+    expect(header).toMatch(/^PREFIX +TYPE +ENV +STATE +CREATED$/)
+    expect(row).toMatch(new RegExp(`^${key.slice(0, 20)}  secret  test  active  \\d{4}-`))
     expect(list.stdout).not.toContain(key)
 
     const server = await spawnServe([], {LOC_DATA_DIR: dataDir})

@@ -62,7 +62,11 @@ describe('loc webhooks', {timeout: 180_000}, () => {
     id = /added webhook ([0-9a-f]{24})/.exec(added.stderr)![1]
     expect(added.stderr).not.toContain('receiver-own')
     const list = await loc('webhooks', 'list')
-    expect(list.stdout).toContain(id)
+    // under a header row, as keys list and webhooks deliveries print theirs
+    const [header, row] = list.stdout.split('\n')
+    expect(header).toMatch(/^ID +ENV +DELIVERY +OWED +URL +TYPES$/)
+    expect(row).toMatch(new RegExp(`^${id}  test  single +0  ${receiver.url}/hooks\\?…  every type$`))
+    expect(row.indexOf('test')).toBe(header.indexOf('ENV'))
     expect(list.stdout).not.toContain(secret)
     // the query may hold the receiver's own token (docs/api/webhooks.md): shown elided, as sync URLs are
     expect(list.stdout).not.toContain('receiver-own')

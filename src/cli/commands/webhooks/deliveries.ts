@@ -3,6 +3,7 @@ import {refuse} from '../../../errors.js'
 import {type Delivery, listDeliveries} from '../../../webhooks/deliveries.js'
 import {findWebhook} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
+import {table} from '../../table.js'
 
 const HEADER = ['ID', 'WEBHOOK', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST ERROR']
 
@@ -26,7 +27,7 @@ export default class WebhooksDeliveries extends BaseCommand<typeof WebhooksDeliv
     if (webhook !== undefined && !(await findWebhook(store, webhook))) throw refuse.notFound(`webhook ${webhook}`)
     const rows = await listDeliveries(store, {status: status as 'pending' | undefined, webhookId: webhook, limit})
     if (rows.length === 0) return this.log('no deliveries')
-    for (const line of table([HEADER, ...rows.map(cells)])) this.log(line)
+    for (const line of table([HEADER, ...rows.map(cells)], [0])) this.log(line)
   }
 }
 
@@ -34,10 +35,4 @@ function cells(d: Delivery): string[] {
   const state = d.status === 'delivered' ? `delivered ${d.deliveredAt}` : d.nextAttemptAt ? `${d.status}, next ${d.nextAttemptAt}` : d.status
   const note = [d.lastError ?? '', d.replayOf ? `(replay of ${d.replayOf})` : ''].filter(Boolean).join(' ')
   return [String(d.id), d.webhookId, d.eventId, d.eventType ?? '-', state, String(d.attempts), note]
-}
-
-/** Columns two spaces apart, each as wide as its widest cell; the id right-aligned, the last column unpadded. */
-function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padStart(widths[c]) : c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd())
 }

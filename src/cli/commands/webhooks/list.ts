@@ -2,9 +2,13 @@ import {displayUrl} from '../../../sync/sources.js'
 import {owedByWebhook} from '../../../webhooks/deliveries.js'
 import {listWebhooks} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
+import {count} from '../../progress.js'
+import {table} from '../../table.js'
+
+const HEADER = ['ID', 'ENV', 'DELIVERY', 'OWED', 'URL', 'TYPES']
 
 export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
-  static description = 'List webhooks with their environment, event types and owed deliveries (secrets are never shown; a URL\'s query, which may hold the receiver\'s token, is shown as ?…).'
+  static description = 'List webhooks under a header row: id, environment, single or batch delivery, deliveries owed, URL and event types (secrets are never shown; a URL\'s query, which may hold the receiver\'s token, is shown as ?…).'
   static needsStore = true
   static examples = ['<%= config.bin %> webhooks list']
 
@@ -13,8 +17,7 @@ export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
     const hooks = await listWebhooks(store)
     if (hooks.length === 0) return this.log('no webhooks: add one with `loc webhooks add URL --env test`')
     const owedBy = await owedByWebhook(store)
-    for (const w of hooks) {
-      this.log([w.id, (w.live ? 'live' : 'test').padEnd(4), w.batch ? 'batch ' : 'single', `owed ${owedBy.get(w.id) ?? 0}`.padEnd(10), displayUrl(w.url), w.types ? `types ${w.types.join(',')}` : 'every type'].join('  '))
-    }
+    const rows = hooks.map((w) => [w.id, w.live ? 'live' : 'test', w.batch ? 'batch' : 'single', count(owedBy.get(w.id) ?? 0), displayUrl(w.url), w.types ? w.types.join(',') : 'every type'])
+    for (const line of table([HEADER, ...rows], [3])) this.log(line)
   }
 }
