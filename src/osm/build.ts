@@ -378,7 +378,7 @@ export class MapBuilder {
       const lc = layerClass(t, true)
       if (lc?.area) this.layerShape(lc.layer, lc.cls, t.name ?? null, lc.minzoom, {polygons: result})
     }
-    if (skippedAdmin) this.warnings.unshift(`${skippedAdmin} admin/postal relation(s) could not be assembled (members outside the extract) and were skipped`)
+    if (skippedAdmin) this.warnings.unshift(`${skippedAdmin.toLocaleString('en-US')} admin/postal relation(s) could not be assembled (members outside the extract) and were skipped`)
     this.adminAreas(admins, postal)
   }
 

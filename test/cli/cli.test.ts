@@ -259,7 +259,7 @@ describe('loc CLI', () => {
       expect(keys).toHaveLength(4)
       for (const key of keys) expect((await fetch(`${server.url}/v1/config`, {headers: {authorization: key}})).status).toBe(200)
       const status = await runLoc(['status'], {LOC_DATA_DIR: dir})
-      expect(status.stdout).toMatch(/monaco\s+monaco\.osm\.pbf\s+imported/)
+      expect(status.stdout).toMatch(/monaco\s+monaco\.osm\.pbf\s+imported \S+ {2}862 places {2}420 addresses {2}6,253 road edges\n/)
     } finally {
       await server.stop()
       rmSync(dir, {recursive: true, force: true})

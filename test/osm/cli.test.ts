@@ -44,6 +44,18 @@ describe('loc import osm', () => {
     expect(snapshot(dataDir)).toEqual(before)
   })
 
+  it('prints its warnings\' counts with thousands separators', async () => {
+    const dir = tempDataDir()
+    try {
+      const {code, stderr} = await loc('import', 'osm', 'test/fixtures/osm/cut-off-boundaries.osm.pbf', '--data-dir', dir)
+      expect(code).toBe(0)
+      expect(stderr).toContain('1,101 warning(s):\n  1,100 admin/postal relation(s) could not be assembled (members outside the extract) and were skipped\n')
+      expect(stderr).toContain('\n  … 1,096 more\n')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
   it('a running serve picks up a finished import without a restart', async () => {
     const dir = tempDataDir()
     const server = await spawnServe(['--data-dir', dir], {})

@@ -35,6 +35,10 @@ beforeAll(async () => {
       res.writeHead(200, {'content-type': 'text/csv'}).write('description,type,tag,externalId,coordinates,radius\n')
       return slowAsked()
     }
+    if (req.url === '/many.csv') {
+      const rows = Array.from({length: 1000}, (_, i) => `Stop ${i},circle,stop,s${i},"[7.42,43.73]",50\n`)
+      return res.writeHead(200, {'content-type': 'text/csv'}).end(`description,type,tag,externalId,coordinates,radius\n${rows.join('')}`)
+    }
     if (req.headers.authorization !== SECRET) return res.writeHead(401).end()
     res.writeHead(200, {'content-type': 'text/csv'}).end('description,type,tag,externalId,coordinates,radius\nDepot,circle,depot,d1,"[7.42,43.73]",80\n')
   })
@@ -131,6 +135,16 @@ describe('loc geofences import / sync', () => {
     expect(dump).not.toContain('83b1d2')
     expect((await loc(['geofences', 'sync', 'remove', id])).stdout).toBe(`removed sync source ${id} (its geofences are kept)\n`)
   }, 120_000)
+
+  it('sync run and sync list print a run\'s counts with thousands separators', async () => {
+    const config = path.join(dataDir, 'many.json')
+    writeFileSync(config, JSON.stringify({sync: {allowPrivateUrls: true}}))
+    const id = (await loc(['geofences', 'sync', 'add', '--url', `${base}/many.csv`, '--env', 'live', '--config', config])).stdout.trim()
+    const ran = await loc(['geofences', 'sync', 'run', id, '--config', config])
+    expect(ran.stdout).toMatch(/^\S+ cli {6}succeeded 1,000 created, 0 updated, 0 unchanged, 0 deleted, 0 failed in \d+\.\d s\n$/)
+    expect((await loc(['geofences', 'sync', 'list', '--config', config])).stdout).toContain(' succeeded 1,000 created, 0 updated,')
+    expect((await loc(['geofences', 'sync', 'remove', id])).code).toBe(0)
+  }, 60_000)
 
   it('a sync whose process was killed is marked failed with the reason', async () => {
     const config = path.join(dataDir, 'private.json')

@@ -11,6 +11,7 @@ import {parseTrace, type TracePoint, traceTimes} from '../../tracking/trace.js'
 import {trackedUser, trackIn} from '../../tracking/track.js'
 import {write} from '../../store/write.js'
 import {BaseCommand} from '../base.js'
+import {count} from '../progress.js'
 
 export default class Simulate extends BaseCommand<typeof Simulate> {
   static description = 'Replay a recorded trace (CSV or GPX) through the tracking engine as one user and print each event with its time: test geofences, trips and settings before going live. --dry-run works on a scratch copy of the store.'
@@ -74,8 +75,8 @@ export default class Simulate extends BaseCommand<typeof Simulate> {
           this.log(`${event.createdAt}  ${String(event.type).padEnd(40)} ${describe(event)}`)
         }
       })
-      const summary = [...counts].map(([type, n]) => `${n} ${type}`).join(', ')
-      this.log(`${points.length} points, ${[...counts.values()].reduce((a, b) => a + b, 0)} events${summary ? `: ${summary}` : ''}${scratch ? ' (dry run: nothing kept)' : ''}`)
+      const summary = [...counts].map(([type, n]) => `${count(n)} ${type}`).join(', ')
+      this.log(`${count(points.length)} points, ${count([...counts.values()].reduce((a, b) => a + b, 0))} events${summary ? `: ${summary}` : ''}${scratch ? ' (dry run: nothing kept)' : ''}`)
     } finally {
       if (scratch) {
         await system.close()

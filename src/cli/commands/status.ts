@@ -31,7 +31,7 @@ export default class Status extends BaseCommand<typeof Status> {
     this.log(row(`requests ${month}`, used(0), used(1)))
     const regions = Object.entries(readManifest(config.dataDir).regions)
     this.log(regions.length ? 'extracts' : 'extracts  none imported (loc import osm FILE.osm.pbf)')
-    for (const [name, r] of regions) this.log(`  ${name.padEnd(16)} ${path.basename(r.source)}  imported ${r.importedAt}  ${r.counts.places ?? 0} places  ${r.counts.addresses ?? 0} addresses  ${r.counts.edges ?? 0} road edges`)
+    for (const [name, r] of regions) this.log(`  ${name.padEnd(16)} ${path.basename(r.source)}  imported ${r.importedAt}  ${count(r.counts.places ?? 0)} places  ${count(r.counts.addresses ?? 0)} addresses  ${count(r.counts.edges ?? 0)} road edges`)
     const keys = await listKeys(store)
     this.log(keys.length ? 'keys' : 'keys      none')
     for (const k of keys) this.log(`  ${k.prefix}  ${k.type} ${k.env}${k.revokedAt ? ' (revoked)' : ''}`)

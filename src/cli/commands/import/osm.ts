@@ -94,7 +94,7 @@ export default class ImportOsm extends BaseCommand<typeof ImportOsm> {
     if (r.removed.length) this.log(`  removed regions: ${r.removed.join(', ')} (use --add to keep them)`)
     if (r.overlaps.length) this.warn(`region "${r.region}" overlaps ${r.overlaps.join(', ')}: what both hold is answered and drawn once (docs/api/geocoding.md)`)
     if (r.warnings.length) {
-      this.logToStderr(`${r.warnings.length} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${r.warnings.length - 5} more` : ''}`)
+      this.logToStderr(`${count(r.warnings.length)} warning(s):\n  ${r.warnings.slice(0, 5).join('\n  ')}${r.warnings.length > 5 ? `\n  … ${count(r.warnings.length - 5)} more` : ''}`)
     }
     this.log('Map data © OpenStreetMap contributors (ODbL 1.0)')
   }

@@ -4,6 +4,7 @@ import {deliveriesOfEvent, deliveriesSince, replayDeliveries} from '../../../web
 import {parseSince} from '../../../webhooks/input.js'
 import {findWebhook} from '../../../webhooks/registry.js'
 import {BaseCommand} from '../../base.js'
+import {count} from '../../progress.js'
 
 export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
   static description = 'Send deliveries again, whatever became of them: one delivery (its id), every delivery of an event (its _id), or every delivery since a time. They join the end of their webhook\'s queue; `loc serve` sends them.'
@@ -33,6 +34,6 @@ export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
       if (ids.length === 0) throw refuse.notFound(`deliveries of event ${args.id}`)
     } else throw refuse.invalid('id', 'a delivery id (digits) or an event _id (24 hex characters)')
     const created = replayDeliveries(store, ids)
-    this.log(`queued ${created.length} ${created.length === 1 ? 'delivery' : 'deliveries'} again${created.length ? ` (${created[0]}${created.length > 1 ? `…${created.at(-1)}` : ''})` : ''}`)
+    this.log(`queued ${count(created.length)} ${created.length === 1 ? 'delivery' : 'deliveries'} again${created.length ? ` (${created[0]}${created.length > 1 ? `…${created.at(-1)}` : ''})` : ''}`)
   }
 }

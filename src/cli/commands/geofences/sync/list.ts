@@ -1,6 +1,7 @@
 import {failAbandonedRuns} from '../../../../sync/run.js'
 import {displayUrl, lastRuns, type SyncRun, syncSources} from '../../../../sync/sources.js'
 import {BaseCommand} from '../../../base.js'
+import {count} from '../../../progress.js'
 
 export default class SyncList extends BaseCommand<typeof SyncList> {
   static description = 'List the geofence sync sources and their last runs (status, counts, duration, error).'
@@ -29,7 +30,7 @@ export default class SyncList extends BaseCommand<typeof SyncList> {
 export function runLine(run: SyncRun): string {
   const took = run.duration_ms === null ? '' : ` in ${(run.duration_ms / 1000).toFixed(1)} s`
   const counts = run.status === 'succeeded' || run.failed
-    ? ` ${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.deleted} deleted, ${run.failed} failed`
+    ? ` ${count(run.created)} created, ${count(run.updated)} updated, ${count(run.unchanged)} unchanged, ${count(run.deleted)} deleted, ${count(run.failed)} failed`
     : ''
   const why = run.status === 'skipped' ? ' file unchanged' : ''
   return `${run.started_at} ${run.trigger.padEnd(8)} ${run.status}${why}${counts}${took}${run.error ? ` — ${run.error}` : ''}`
