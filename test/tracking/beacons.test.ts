@@ -74,13 +74,14 @@ describe('beacons disabled or deleted while a user ranges them', () => {
   })
 
   it('a list of users shows each one\'s beacons as they are now, as its own read does, beacons shared or not, in their order', async () => {
-    for (const [externalId, uid] of [['s1', 'sh1'], ['s2', 'sh2'], ['s3', 'sh3']]) await put(externalId, uid)
-    const ranged = (...uids: string[]) => uids.map((uid) => ({type: 'eddystone', uid, instance: 'def'}))
-    await track('list-a', ranged('sh1', 'sh2'))
-    await track('list-b', ranged('sh3', 'sh1'))
-    await track('list-c', ranged('sh2'))
-    await put('s2', 'sh2', {description: 'edited'})
-    await put('s3', 'sh3', {enabled: false})
+    const [SH1, SH2, SH3] = ['5a0000000000000000a1', '5a0000000000000000a2', '5a0000000000000000a3']
+    for (const [externalId, uid] of [['s1', SH1], ['s2', SH2], ['s3', SH3]]) expect((await put(externalId, uid)).status).toBe(200)
+    const ranged = (...uids: string[]) => uids.map((uid) => ({type: 'eddystone', uid, instance: INSTANCE}))
+    await track('list-a', ranged(SH1, SH2))
+    await track('list-b', ranged(SH3, SH1))
+    await track('list-c', ranged(SH2))
+    await put('s2', SH2, {description: 'edited'})
+    await put('s3', SH3, {enabled: false})
     const list = (await server.call('GET', '/v1/users?limit=100', {key: sk()})).body.users
     const byDevice = Object.fromEntries(list.map((user: any) => [user.deviceId, user]))
     expect([ids(byDevice['list-a']), ids(byDevice['list-b']), ids(byDevice['list-c'])]).toEqual([['s1', 's2'], ['s1'], ['s2']])
