@@ -13,6 +13,7 @@ import {markersDir} from './maps/markers.js'
 import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
 import {type DemoSetup, setUpDemo} from './project/demo.js'
+import {syncsSettled} from './sync/run.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
 import {startCheckpointer} from './store/checkpointer.js'
@@ -116,7 +117,8 @@ export async function serve(system: System, options: {jobs?: boolean} = {}): Pro
     jobs,
     deliveries,
     async stop() {
-      await Promise.all([server.close(), jobs.stop(), syncs?.stop(), deliveries.stop()])
+      // without the scheduler (a worker other than the first) a sync the API started may still run
+      await Promise.all([server.close(), jobs.stop(), syncs ? syncs.stop() : syncsSettled(system.store), deliveries.stop()])
       await checkpoints.stop()
     },
   }

@@ -2,7 +2,10 @@ import cluster, {type Worker} from 'node:cluster'
 import type {Config} from '../config/index.js'
 
 /** What a worker of `loc serve --workers N` tells its primary. */
-type WorkerMessage = {ready: true} | {listening: string; store: string}
+type WorkerMessage = {ready: true} | {listening: string; store: string} | {stopping: true}
+
+/** How often a stopping worker tells its primary it is still at it (its event loop turns). */
+const STOPPING_BEAT_MS = 1000
 
 /** A stop of `loc serve`: SIGINT, SIGTERM or, in a worker, the primary's stop message. */
 export interface StopRequest {
@@ -19,6 +22,11 @@ export function listenForStop(): StopRequest {
   let requested = false
   const asked = new Promise<string>((resolve) => {
     const stop = (why: string) => {
+      if (!requested && cluster.isWorker) {
+        // a stop may rightly take long (a sync run finishing its import): while its event loop
+        // turns the worker says so, and the primary kills only a worker that went silent
+        setInterval(() => process.connected && process.send!({stopping: true} satisfies WorkerMessage), STOPPING_BEAT_MS).unref()
+      }
       requested = true
       resolve(why)
     }
@@ -37,13 +45,15 @@ export function announceListening(url: string, store: string): void {
   process.send!({listening: url, store} satisfies WorkerMessage)
 }
 
-/** What a primary's wait for a stopping worker adds to the longest the worker's own stop waits for: closing its store and map files. */
+/** What the primary's patience with a silent stopping worker adds to its longest wait: closing its store and map files. */
 const STOP_MARGIN_MS = 5000
 
 /**
- * How long the primary waits for a worker to stop before it kills it: the worker's own stop forces
- * its open connections closed after `server.shutdownTimeoutMs` and lets a webhook delivery in flight
- * run out its `webhooks.timeoutMs`; past both and a margin, the worker hangs.
+ * How long a stopping worker may go without a word before the primary kills it: a stopping worker
+ * says it is still at it every second while its event loop turns (waiting for requests, a webhook
+ * delivery in flight, a sync run's download and import), so silence means a loop held that long.
+ * The longest such holds are the forced close after `server.shutdownTimeoutMs` and a delivery's
+ * `webhooks.timeoutMs`; past both and a margin, the worker hangs.
  */
 export const stopDeadlineMs = (config: Config): number => Math.max(config.server.shutdownTimeoutMs, config.webhooks.timeoutMs) + STOP_MARGIN_MS
 
@@ -57,7 +67,7 @@ export interface SupervisorOutput {
  * (the primary hands out connections) and the store (SQLite's write lock orders their
  * transactions, so per-device ordering and group commit hold across them); replaces a worker
  * that dies; once `stop` resolves, stops them all, each finishing its in-flight requests, and
- * forks no more; a worker still running `deadlineMs` after the stop is killed (SIGKILL). Resolves
+ * forks no more; a stopping worker silent for `deadlineMs` is killed (SIGKILL). Resolves
  * with the exit code: 0 when stopped, 1 when a worker had to be killed, the workers' code when
  * `count` in a row died before any listened.
  */
@@ -76,6 +86,7 @@ export async function superviseWorkers(count: number, stop: Promise<unknown>, ou
     const worker = cluster.fork()
     worker.on('message', (message: WorkerMessage) => {
       if ('ready' in message) return void hearing.add(worker.id)
+      if ('stopping' in message) return
       listened.add(worker.id)
       failed = 0
       if (announced || stopping) return
@@ -114,8 +125,8 @@ export async function superviseWorkers(count: number, stop: Promise<unknown>, ou
 /**
  * A worker that hears the stop message gets it. One that does not yet is still starting and holds
  * nothing (no store, no request): SIGTERM ends it at once, or, if it began to listen for stops
- * meanwhile, stops it as the message would. One still running after `deadlineMs` hangs: it is
- * killed, and the promise resolves false.
+ * meanwhile, stops it as the message would. One silent for `deadlineMs` (no word that it is still
+ * stopping) hangs: it is killed, and the promise resolves false.
  */
 function stopWorker(worker: Worker, hearing: boolean, deadlineMs: number, out: SupervisorOutput): Promise<boolean> {
   return new Promise((resolve) => {
@@ -123,11 +134,14 @@ function stopWorker(worker: Worker, hearing: boolean, deadlineMs: number, out: S
     let killed = false
     const deadline = setTimeout(() => {
       killed = true
-      out.logToStderr(`worker ${worker.process.pid} did not stop within ${deadlineMs / 1000} s; killed it (SIGKILL)`)
+      out.logToStderr(`worker ${worker.process.pid} hung while stopping (silent for ${deadlineMs / 1000} s); killed it (SIGKILL)`)
       worker.process.kill('SIGKILL')
     }, deadlineMs)
+    const beat = (message: WorkerMessage) => 'stopping' in message && deadline.refresh()
+    worker.on('message', beat)
     worker.once('exit', () => {
       clearTimeout(deadline)
+      worker.off('message', beat)
       resolve(!killed)
     })
     // the callback takes the error of a channel that closed meanwhile: its exit follows

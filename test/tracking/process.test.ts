@@ -20,7 +20,12 @@ afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
 /** Serves the CSV a sync downloads. */
 const csvServer = await (async () => {
   const csv = 'description,type,tag,externalId,coordinates,radius\r\nA,circle,synced,a,"[7.42,43.735]",100\r\nB,circle,synced,b,"[7.43,43.74]",100\r\n'
-  const server = createServer((req, res) => res.writeHead(200, {'content-type': 'text/csv'}).end(csv))
+  // /slow.csv answers after 8 s: a sync still downloading when the server is asked to stop
+  const server = createServer((req, res) => {
+    const send = () => res.writeHead(200, {'content-type': 'text/csv'}).end(csv)
+    if (req.url === '/slow.csv') setTimeout(send, 8000)
+    else send()
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
   return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}
@@ -307,11 +312,32 @@ describe('stopping loc serve --workers', () => {
       expect(await within(stopped, 15_000)).toBe(1)
       expect(Date.now() - asked).toBeGreaterThanOrEqual(5300)
       expect(workers.filter(running)).toEqual([])
-      expect(served.output()).toContain(`worker ${hung} did not stop within 5.3 s; killed it (SIGKILL)\n`)
-      expect(served.output()).not.toContain(`worker ${healthy} did not stop`)
+      expect(served.output()).toContain(`worker ${hung} hung while stopping (silent for 5.3 s); killed it (SIGKILL)\n`)
+      expect(served.output()).not.toContain(`worker ${healthy} hung`)
       expect(served.output()).not.toMatch(/loc stopped|starting another/)
     } finally {
       killAll([served.pid, ...workers])
     }
   }, 30_000)
+
+  it('a worker whose stop waits longer than that for a sync run still at work is not killed: the run finishes, exit 0', async () => {
+    const {dir, sk} = await prepared((system) => addSyncSource(system.store, system.config, false, {url: `${csvServer.url}/slow.csv`, prune: false}))
+    const served = await spawnServe(['--workers', '2'], {...env(dir), LOC_SERVER__SHUTDOWN_TIMEOUT_MS: '300', LOC_WEBHOOKS__TIMEOUT_MS: '200', LOC_SYNC__ALLOW_PRIVATE_URLS: 'true'})
+    const workers = await forked(served.pid, 2)
+    try {
+      const started = await fetch(`${served.url}/v1/geofences/sync`, {method: 'POST', headers: {authorization: sk, 'content-type': 'application/json'}, body: '{}'})
+      expect(started.status).toBe(202)
+      const asked = Date.now()
+      // the run downloads for 8 s, past the 5.3 s a silent worker is given
+      expect(await within(served.stop(), 20_000)).toBe(0)
+      expect(Date.now() - asked).toBeGreaterThan(5300)
+      expect(workers.filter(running)).toEqual([])
+      expect(served.output()).not.toMatch(/hung while stopping|killed/)
+      const store = new Database(path.join(dir, STORE_FILE), {readonly: true})
+      expect(store.prepare('SELECT status, created FROM sync_runs').get()).toEqual({status: 'succeeded', created: 2})
+      store.close()
+    } finally {
+      killAll([served.pid, ...workers])
+    }
+  }, 40_000)
 })
