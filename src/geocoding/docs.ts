@@ -123,16 +123,25 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
     {id: number; housenumber: string; street: string | null; place: string | null; unit: string | null; city: string | null; postcode: string | null; state: string | null; country: string | null; lon: number; lat: number}[]
   const parts: AdminParts[] = []
   const cities = new Map<string, Map<string, number>>(), states = new Map<string, Map<string, number>>()
+  // per postcode: the mean of its addresses, then the address nearest that mean (a mean can lie outside a curved postcode)
+  const postcodes = new Map<string, {lon: number; lat: number; n: number; parts: AdminParts; at: [number, number]; d: number}>()
   for (let i = 0; i < addresses.length; i++) {
     if ((i & 1023) === 0) progress(i, addresses.length)
     const a = addresses[i]
     const p = admin.at(a.lon, a.lat, {city: a.city, state: a.state, postcode: a.postcode, country: a.country})
     parts.push(p)
     const key = p.postalCode && `${p.countryCode}:${p.postalCode}`
-    if (key && p.city) bump(cities, key, p.city)
-    if (key && p.state) bump(states, key, `${p.state}\t${p.stateCode ?? ''}`)
+    if (!key) continue
+    if (p.city) bump(cities, key, p.city)
+    if (p.state) bump(states, key, `${p.state}\t${p.stateCode ?? ''}`)
+    const pc = postcodes.get(key)
+    if (pc) {
+      pc.lon += a.lon
+      pc.lat += a.lat
+      pc.n++
+    } else postcodes.set(key, {lon: a.lon, lat: a.lat, n: 1, parts: p, at: [a.lon, a.lat], d: Infinity})
   }
-  const postcodes = new Map<string, {lon: number; lat: number; n: number; parts: AdminParts}>()
+  for (const pc of postcodes.values()) [pc.lon, pc.lat] = [pc.lon / pc.n, pc.lat / pc.n]
   for (let i = 0; i < addresses.length; i++) {
     const a = addresses[i], p = parts[i]
     const key = p.postalCode && `${p.countryCode}:${p.postalCode}`
@@ -142,12 +151,9 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
         const s = majority(states, key)
         if (s) [p.state, p.stateCode] = [s.split('\t')[0], s.split('\t')[1] || null]
       }
-      const pc = postcodes.get(key)
-      if (pc) {
-        pc.lon += a.lon
-        pc.lat += a.lat
-        pc.n++
-      } else postcodes.set(key, {lon: a.lon, lat: a.lat, n: 1, parts: p})
+      const pc = postcodes.get(key)!
+      const d = ((a.lon - pc.lon) * Math.cos((pc.lat * Math.PI) / 180)) ** 2 + (a.lat - pc.lat) ** 2
+      if (d < pc.d) [pc.at, pc.d] = [[a.lon, a.lat], d]
     }
     p.country ??= countryName(p.countryCode)
     const street = a.street ?? a.place
@@ -156,7 +162,7 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
   }
   const inherit = nearestAddressParts(addresses, parts)
   for (const pc of postcodes.values()) {
-    const lon = pc.lon / pc.n, lat = pc.lat / pc.n
+    const [lon, lat] = pc.at
     yield {...pc.parts, neighborhood: null, layer: 'postalCode', name: pc.parts.postalCode, number: null, unit: null, street: null, lon, lat, importance: 0.6, category: null, ref: null}
   }
 

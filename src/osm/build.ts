@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
-import {type Coords, bbox, interiorPoint, joinRings, nestRings, pointInRing, round7, simplify, toPositions} from './geom.js'
+import {type NodeLookup, areaPoint, insidePolygons, settlePoints} from './area-point.js'
+import {type Coords, bbox, interiorPoint, joinRings, nestRings, round7, simplify, toPositions} from './geom.js'
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
 import {type RoadExtra, roadExtra} from './road-extra.js'
@@ -46,6 +47,8 @@ export type Phase = 'read' | 'ways' | 'relations' | 'roads' | 'streets' | 'index
 
 export interface Rel {id: number; members: Member[]; tags: Tags}
 type Polygons = Coords[][]
+/** An admin or postal-code relation assembled into polygons, with its point (area-point.ts). */
+interface AdminEntry {rel: Rel; polygons: Polygons; level: number; cc: string | null; b: number[]; point: [number, number]; pinned: boolean}
 
 /** Zoom bands for map layers; geometry is simplified to half a pixel at the band's highest zoom. */
 const BANDS = [
@@ -71,6 +74,8 @@ export class MapBuilder {
   readonly nodes = new NodeTable()
   /** house numbers of nodes (interpolation lines take their end numbers from their end nodes, with or without a street) */
   private readonly nodeNumbers = new Map<number, {number: string; street: string | null}>()
+  /** name and wikidata of named `place=*` nodes (an admin area's `admin_centre` is the place it stands for when they match) */
+  private readonly placeNodes = new Map<number, {name: string; wikidata: string | null}>()
   readonly ways = new WayTable()
   readonly relations: Rel[] = []
   /** Ids of ways that kept relations reference. */
@@ -212,6 +217,7 @@ export class MapBuilder {
       this.st.placeBox.run(rowId, lon, lon, lat, lat)
     }
     if (type === 'n' && tags.place && tags.name) {
+      this.placeNodes.set(id, {name: tags.name, wikidata: tags.wikidata ?? null})
       this.layer('place_label', tags.place, tags.name, PLACE_LABEL_MINZOOM[tags.place] ?? 14, JSON.stringify({type: 'Point', coordinates: [round7(lon), round7(lat)]}), [lon, lat, lon, lat])
       this.names('label', this.features, allNames(tags))
     }
@@ -341,8 +347,8 @@ export class MapBuilder {
   }
 
   private async relationsPass(tick: (phase: Phase, done: number, total: number) => Promise<void>): Promise<void> {
-    const admins: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}[] = []
-    const postal: typeof admins = []
+    const admins: AdminEntry[] = []
+    const postal: AdminEntry[] = []
     let skippedAdmin = 0
     for (let i = 0; i < this.relations.length; i++) {
       if ((i & 0x3ff) === 0) await tick('relations', i, this.relations.length)
@@ -362,17 +368,17 @@ export class MapBuilder {
         if (t['addr:housenumber'] || placeClass(t)) this.relationPoint(rel)
         continue
       }
-      const outer = result.reduce((best, p) => (p[0].length > best[0].length ? p : best))
-      const label = interiorPoint(outer)
       const b = bbox(result[0][0])
       for (const p of result) bbox(p[0], b)
       if (isAdmin || isPostal) {
         const level = Number.parseInt(t.admin_level ?? '', 10)
-        const entry = {rel, polygons: result, level: Number.isFinite(level) ? level : 0, cc: ownCountryCode(t), label, b}
+        const entry = {rel, polygons: result, level: Number.isFinite(level) ? level : 0, cc: ownCountryCode(t), b, ...areaPoint(rel.members, t, result, b, this.nodeLookup)}
         if (isAdmin) admins.push(entry)
         else postal.push(entry)
         continue
       }
+      const outer = result.reduce((best, p) => (p[0].length > best[0].length ? p : best))
+      const label = interiorPoint(outer)
       const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: result.map((p) => p.map(toPositions))})
       if (t['addr:housenumber'] || placeClass(t)) this.pointFeature('r', rel.id, label[0], label[1], t, geometry)
       const lc = layerClass(t, true)
@@ -397,27 +403,31 @@ export class MapBuilder {
     if (Number.isFinite(b[0])) this.pointFeature('r', rel.id, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2, rel.tags)
   }
 
-  private adminAreas(admins: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}[], postal: typeof admins): void {
-    const inside = (x: number, y: number, a: (typeof admins)[number]) =>
-      x >= a.b[0] && x <= a.b[2] && y >= a.b[1] && y <= a.b[3] && a.polygons.some((p) => pointInRing(x, y, p[0]) && !p.slice(1).some((h) => pointInRing(x, y, h)))
+  private readonly nodeLookup: NodeLookup = {
+    at: (id) => {
+      const n = this.nodes.indexOf(id)
+      return n < 0 ? null : [this.nodes.lon(n) / 1e7, this.nodes.lat(n) / 1e7]
+    },
+    place: (id) => this.placeNodes.get(id),
+  }
+
+  private adminAreas(admins: AdminEntry[], postal: AdminEntry[]): void {
+    const inside = (x: number, y: number, a: AdminEntry) => insidePolygons(x, y, a.polygons, a.b)
     const countries = admins.filter((a) => a.level === 2 && a.cc)
     admins.sort((a, b) => a.level - b.level)
-    const rowIds = new Map<(typeof admins)[number], number>()
-    for (const a of admins) {
-      if (!a.cc || a.level !== 2) a.cc = a.cc ?? countries.find((c) => inside(a.label[0], a.label[1], c))?.cc ?? null
-      let parent: number | null = null
-      for (let j = admins.indexOf(a) - 1; j >= 0; j--) {
-        const p = admins[j]
-        if (p.level < a.level && rowIds.has(p) && inside(a.label[0], a.label[1], p)) {
-          parent = rowIds.get(p)!
-          break
-        }
-      }
+    // each area's parent: the nearest lower-level area holding its point
+    const parents = admins.map((a, i) => {
+      for (let j = i - 1; j >= 0; j--) if (admins[j].level < a.level && inside(a.point[0], a.point[1], admins[j])) return j
+      return -1
+    })
+    settlePoints(admins, parents)
+    const rowIds: number[] = []
+    admins.forEach((a, i) => {
+      if (!a.cc || a.level !== 2) a.cc = a.cc ?? countries.find((c) => inside(a.point[0], a.point[1], c))?.cc ?? null
       const kind = adminKind(a.level, a.cc) ?? 'other'
-      const rowId = this.writeArea(a, kind, parent)
-      rowIds.set(a, rowId)
+      rowIds.push(this.writeArea(a, kind, parents[i] < 0 ? null : rowIds[parents[i]]))
       this.built.adminAreas++
-    }
+    })
     for (const p of postal) {
       this.writeArea(p, 'postal_code', null)
       this.built.postalCodes++
@@ -426,12 +436,12 @@ export class MapBuilder {
 
   private areaSeq = 0
 
-  private writeArea(a: {rel: Rel; polygons: Polygons; level: number; cc: string | null; label: [number, number]; b: number[]}, kind: string, parent: number | null): number {
+  private writeArea(a: AdminEntry, kind: string, parent: number | null): number {
     const rowId = ++this.areaSeq
     const t = a.rel.tags
     const geometry = JSON.stringify({type: 'MultiPolygon', coordinates: a.polygons.map((p) => p.map(toPositions))})
     this.st.area.run(rowId, a.rel.id, kind, kind === 'postal_code' ? null : a.level, t.name ?? null, a.cc, t.postal_code ?? (kind === 'postal_code' ? t.name ?? null : null),
-      parent, round7(a.label[0]), round7(a.label[1]), geometry, t['ISO3166-2'] ?? null)
+      parent, round7(a.point[0]), round7(a.point[1]), geometry, t['ISO3166-2'] ?? null)
     this.st.areaBox.run(rowId, a.b[0], a.b[2], a.b[1], a.b[3])
     if (kind !== 'postal_code') this.names('area', rowId, allNames(t))
     return rowId
