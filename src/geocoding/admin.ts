@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import KDBush from 'kdbush'
 import {haversine, pointInRing} from '../osm/geom.js'
-import {countryCodeAt} from './country.js'
+import {countryCodeBeside} from './country.js'
 import {stateOf} from './regions.js'
 
 /** The administrative parts of a location, as geocoding results carry them. */
@@ -18,7 +18,12 @@ export interface AdminParts {
 }
 
 interface Area {id: number; kind: string; level: number; name: string | null; cc: string | null; postcode: string | null; iso: string | null; rings: number[][]}
-interface PlaceNode {feature: number; cls: string; name: string; lon: number; lat: number}
+interface PlaceNode {
+  feature: number; cls: string; name: string; lon: number; lat: number
+  /** where it lies (set on first use): its country, and the most specific city polygon holding it */
+  cc?: string | null
+  city?: number | null
+}
 
 /** How far a `place=*` node's name reaches when no polygon names the locality (after Nominatim's place ranks). */
 const REACH_M: Record<string, number> = {city: 15000, town: 6000, village: 3000, hamlet: 1000, suburb: 3000, quarter: 1500, neighbourhood: 1000}
@@ -27,8 +32,9 @@ const NEIGHBOURHOOD = ['suburb', 'quarter', 'neighbourhood']
 
 /**
  * Which admin areas contain a point: the region's assembled polygons (R*Tree, then point in
- * polygon), else the nearest `place=*` node of the right rank, else the country from the shapes
- * shipped with @rapideditor/country-coder. Polygons are parsed once, on first use.
+ * polygon), else the nearest `place=*` node of the right rank in the same country (and, for a
+ * neighbourhood, in the same city polygon), else the country from the shapes shipped with
+ * @rapideditor/country-coder. Polygons are parsed once, on first use.
  */
 export class AdminLookup {
   private areas = new Map<number, Area | null>()
@@ -36,6 +42,8 @@ export class AdminLookup {
   private byId: Database.Statement | undefined
   private readonly places: PlaceNode[]
   private readonly placePoints: KDBush
+  /** the countries whose polygons the region holds: a point outside them is in none of them */
+  private readonly countries: ReadonlySet<string>
 
   constructor(private readonly db: Database.Database) {
     this.boxes = db.prepare('SELECT id FROM admin_areas_rtree WHERE min_lon <= ? AND max_lon >= ? AND min_lat <= ? AND max_lat >= ?').pluck()
@@ -49,6 +57,7 @@ export class AdminLookup {
     for (const p of this.places) this.placePoints.add(p.lon, p.lat)
     if (!this.places.length) this.placePoints.add(1000, 1000)
     this.placePoints.finish()
+    this.countries = new Set(db.prepare("SELECT DISTINCT country_code FROM admin_areas WHERE kind = 'country' AND country_code IS NOT NULL").pluck().all() as string[])
   }
 
   /** `place=*` nodes that name localities and neighbourhoods (searchable as localities). */
@@ -87,7 +96,24 @@ export class AdminLookup {
     return out.sort((x, y) => x.level - y.level)
   }
 
-  private nearestPlace(lon: number, lat: number, classes: string[]): PlaceNode | null {
+  /** The country at a point from the areas holding it, else the shipped shapes (past the region's own country polygons). */
+  private countryOf(lon: number, lat: number, areas: Area[]): string | null {
+    for (const a of areas) if (a.cc) return a.cc
+    return countryCodeBeside(lon, lat, this.countries)
+  }
+
+  /** The most specific city polygon among `areas` (sorted by level). */
+  private static cityOf(areas: Area[]): number | null {
+    let city: number | null = null
+    for (const a of areas) if (a.kind === 'city') city = a.id
+    return city
+  }
+
+  /**
+   * The `place=*` node of `classes` nearest relative to its reach, in country `cc` and, when `city`
+   * is set, in that city polygon: a town across a border never names a point.
+   */
+  private nearestPlace(lon: number, lat: number, classes: string[], cc: string | null, city?: number | null): PlaceNode | null {
     let best: PlaceNode | null = null
     let bestScore = 1
     const dLat = 15000 / 111_320, dLon = dLat / Math.max(0.01, Math.cos((lat * Math.PI) / 180))
@@ -95,10 +121,15 @@ export class AdminLookup {
       const p = this.places[i]
       if (!p || !classes.includes(p.cls)) continue
       const score = haversine(lon, lat, p.lon, p.lat) / REACH_M[p.cls]
-      if (score < bestScore) {
-        best = p
-        bestScore = score
+      if (score >= bestScore) continue
+      if (p.cc === undefined) {
+        const areas = this.containing(p.lon, p.lat)
+        p.cc = this.countryOf(p.lon, p.lat, areas)
+        p.city = AdminLookup.cityOf(areas)
       }
+      if (p.cc !== cc || (city != null && p.city !== city)) continue
+      best = p
+      bestScore = score
     }
     return best
   }
@@ -106,11 +137,10 @@ export class AdminLookup {
   /** The admin parts at a point; `tagged` fills what neither polygons nor place nodes give. */
   at(lon: number, lat: number, tagged: Partial<Record<'city' | 'state' | 'postcode' | 'country', string | null>> = {}): AdminParts {
     const parts: AdminParts = {country: null, countryCode: null, state: null, stateCode: null, county: null, city: null, borough: null, neighborhood: null, postalCode: null}
-    let cc: string | null = null
     let stateName: string | null = null
     let stateIso: string | null = null
-    for (const a of this.containing(lon, lat)) {
-      if (a.cc && !cc) cc = a.cc
+    const areas = this.containing(lon, lat)
+    for (const a of areas) {
       if (a.kind === 'country') parts.country = a.name
       else if (a.kind === 'state') [stateName, stateIso] = [a.name, a.iso]
       else if (a.kind === 'county') parts.county = a.name
@@ -119,10 +149,10 @@ export class AdminLookup {
       else if (a.kind === 'neighborhood') parts.neighborhood = a.name
       else if (a.kind === 'postal_code') parts.postalCode = a.postcode ?? a.name
     }
-    cc ??= countryCodeAt(lon, lat) ?? (tagged.country && /^[A-Za-z]{2}$/.test(tagged.country) ? tagged.country.toUpperCase() : null)
+    const cc = this.countryOf(lon, lat, areas) ?? (tagged.country && /^[A-Za-z]{2}$/.test(tagged.country) ? tagged.country.toUpperCase() : null)
     parts.countryCode = cc
-    parts.city ??= tagged.city ?? this.nearestPlace(lon, lat, LOCALITY)?.name ?? null
-    parts.neighborhood ??= this.nearestPlace(lon, lat, NEIGHBOURHOOD)?.name ?? null
+    parts.city ??= tagged.city ?? this.nearestPlace(lon, lat, LOCALITY, cc)?.name ?? null
+    parts.neighborhood ??= this.nearestPlace(lon, lat, NEIGHBOURHOOD, cc, AdminLookup.cityOf(areas))?.name ?? null
     const s = stateOf(cc, stateName ?? tagged.state ?? null)
     parts.state = s.state
     // US and Canada from the table of codes; elsewhere the state's ISO 3166-2 code ("DE-BW" → "BW")

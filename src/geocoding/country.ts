@@ -12,6 +12,30 @@ export function countryCodeAt(lon: number, lat: number): string | null {
   return countryCoder().iso1A2Code([lon, lat]) ?? null
 }
 
+/** How far, and in how many directions, `countryCodeBeside` looks past an imported border. */
+const BESIDE_M = [150, 600, 2500]
+const BESIDE_DIRECTIONS = 8
+
+/**
+ * The country at a point that lies outside the imported country polygons of `outside`: the shipped
+ * shapes' answer, unless that is one of those countries (their borders are simplified, ~100 m off
+ * near the line: a Cap-d'Ail street shows as Monaco); then the first other country found around
+ * the point, within 2.5 km, else none (open sea past the imported territorial waters).
+ */
+export function countryCodeBeside(lon: number, lat: number, outside: ReadonlySet<string>): string | null {
+  const here = countryCodeAt(lon, lat)
+  if (!here || !outside.has(here)) return here
+  const k = Math.max(0.01, Math.cos((lat * Math.PI) / 180))
+  for (const m of BESIDE_M) {
+    for (let i = 0; i < BESIDE_DIRECTIONS; i++) {
+      const a = (2 * Math.PI * i) / BESIDE_DIRECTIONS, d = m / 111_320
+      const code = countryCodeAt(lon + (d * Math.cos(a)) / k, lat + d * Math.sin(a))
+      if (code && !outside.has(code)) return code
+    }
+  }
+  return null
+}
+
 /**
  * Whether `code` (upper case) is an ISO 3166-1 alpha-2 code of a country or territory that
  * country-coder knows: `UK` (an alias of GB), `EU` and `UN` (groupings) and `XX` are not.

@@ -161,9 +161,10 @@ export function* collectDocs(db: Database.Database, book: NameBook, progress: (d
       streetAka: street ? aka(`s${street}`) : undefined, cityAka: p.city ? aka(`a${p.city}`) : undefined}
   }
   const inherit = nearestAddressParts(addresses, parts)
-  for (const pc of postcodes.values()) {
+  for (const [key, pc] of postcodes) {
     const [lon, lat] = pc.at
-    yield {...pc.parts, neighborhood: null, layer: 'postalCode', name: pc.parts.postalCode, number: null, unit: null, street: null, lon, lat, importance: 0.6, category: null, ref: null}
+    // the town most of its addresses are in, not its first address's
+    yield {...pc.parts, city: majority(cities, key) ?? pc.parts.city, neighborhood: null, layer: 'postalCode', name: pc.parts.postalCode, number: null, unit: null, street: null, lon, lat, importance: 0.6, category: null, ref: null}
   }
 
   // Streets get their city from their label point; the postcode only when one address postcode dominates nearby is not worth the cost.

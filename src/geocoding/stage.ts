@@ -19,7 +19,8 @@ export const geocodingStage: MapStage = {
   // 2: extraction gained interpolation ends, place names by language, ISO 3166-2 codes
   // 3: other names of streets, areas and place labels (`geocoding_names`, docs' names, primary variants)
   // 4: admin areas at their label / admin_centre node or on land (osm/area-point.ts), postcodes at an address of theirs
-  version: 4,
+  // 5: a place node names only points of its own country (and a quarter only points of its own city)
+  version: 5,
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)

@@ -44,3 +44,37 @@ describe('where an area sits', () => {
     }
   })
 })
+
+describe('which towns a thing belongs to', () => {
+  const parts = (a: Record<string, any>) => ({formattedAddress: a.formattedAddress, countryCode: a.countryCode, city: a.city, neighborhood: a.neighborhood})
+  const FRENCH_STREET = {countryCode: 'FR', city: undefined, neighborhood: undefined}
+
+  it('a French street by the border is in France, not in Monaco nor one of its quarters (no French town in the extract: no city)', async () => {
+    const found = await get(`/v1/search/autocomplete?query=Avenue&limit=20`)
+    for (const name of ['Avenue Marquet', 'Avenue Delphine']) {
+      expect(parts(found.find((a) => a.street === name)!)).toEqual({formattedAddress: `${name}, France`, ...FRENCH_STREET})
+    }
+    const [rainier] = await get(`/v1/geocode/forward?query=${q('Avenue Prince Rainier III Monaco')}`)
+    expect(parts(rainier)).toEqual({formattedAddress: 'Avenue Prince Rainier III Monaco, France', ...FRENCH_STREET})
+    // reverse in Cap-d'Ail: no town, no quarter
+    expect(await get(`/v1/geocode/reverse?coordinates=43.7257047,7.4115225&layers=locality,neighborhood`)).toEqual([])
+  })
+
+  it('a French postcode is not named after Monaco', async () => {
+    const [pc] = await get(`/v1/geocode/forward?query=06320&layers=postalCode`)
+    expect(parts(pc)).toEqual({formattedAddress: '06320, France', ...FRENCH_STREET})
+    const monaco = await get(`/v1/geocode/forward?query=Monaco`)
+    expect(monaco.filter((a) => a.countryCode !== 'MC' && a.city === 'Monaco').map((a) => a.formattedAddress)).toEqual([])
+  })
+
+  it('an address just outside the imported border is in the neighbour country, where the shipped borders still say Monaco', async () => {
+    const [address] = await get(`/v1/geocode/reverse?coordinates=43.7401721,7.4211258`)
+    expect({...parts(address), number: address.number, distance: address.distance}).toEqual({formattedAddress: '7 Rue de la Source, France', ...FRENCH_STREET, number: '7', distance: 0})
+  })
+
+  it('no doc of one country carries a town or quarter of the other', () => {
+    const db = server.system.map.db('monaco')!
+    const mixed = db.prepare("SELECT layer, coalesce(name, street), city, neighborhood FROM geocoding_docs WHERE country_code = 'FR' AND (city = 'Monaco' OR neighborhood IS NOT NULL)").raw().all()
+    expect(mixed).toEqual([])
+  })
+})
