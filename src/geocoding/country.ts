@@ -12,6 +12,13 @@ export function countryCodeAt(lon: number, lat: number): string | null {
   return countryCoder().iso1A2Code([lon, lat]) ?? null
 }
 
+/** The countries whose shipped shapes meet a bbox [minLon, minLat, maxLon, maxLat] (country level, as `countryCodeAt` answers). */
+export function countryCodesIn(b: [number, number, number, number]): string[] {
+  const out: string[] = []
+  for (const f of countryCoder().featuresContaining(b)) if (f.properties.level === 'country' && f.properties.iso1A2) out.push(f.properties.iso1A2)
+  return out
+}
+
 /** How far, and in how many directions, `countryCodeBeside` looks past an imported border. */
 const BESIDE_M = [150, 600, 2500]
 const BESIDE_DIRECTIONS = 8

@@ -20,7 +20,8 @@ export const geocodingStage: MapStage = {
   // 3: other names of streets, areas and place labels (`geocoding_names`, docs' names, primary variants)
   // 4: admin areas at their label / admin_centre node or on land (osm/area-point.ts), postcodes at an address of theirs
   // 5: a place node names only points of its own country (and a quarter only points of its own city)
-  version: 5,
+  // 6: a street crossing a border is one doc per country (osm/streets.ts)
+  version: 6,
   async build(ctx) {
     const {db} = ctx
     db.exec(DOCS_SCHEMA)

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import {type NodeLookup, areaPoint, insidePolygons, settlePoints} from './area-point.js'
+import {CountryLocator} from './countries.js'
 import {type Coords, bbox, interiorPoint, joinRings, nestRings, round7, simplify, toPositions} from './geom.js'
 import {type Member, MemberType, type OsmVisitor, type Tags} from './pbf.js'
 import {FTS_TABLES, MAP_SCHEMA, MAP_SCHEMA_VERSION} from './schema.js'
@@ -84,6 +85,8 @@ export class MapBuilder {
   readonly streetWays = new Map<string, {ways: number[]; cls: string[]}>()
   /** `allNames` of street ways that have any, by way-table index (merged into their street's names) */
   readonly streetNames = new Map<number, string>()
+  /** the country at a point, once the admin areas are assembled (streets are split by it) */
+  countries = new CountryLocator([])
   private idxBuf = new Int32Array(1024)
   private features = 0
   private db: Database.Database
@@ -428,6 +431,7 @@ export class MapBuilder {
       rowIds.push(this.writeArea(a, kind, parents[i] < 0 ? null : rowIds[parents[i]]))
       this.built.adminAreas++
     })
+    this.countries = new CountryLocator(admins)
     for (const p of postal) {
       this.writeArea(p, 'postal_code', null)
       this.built.postalCodes++

@@ -78,3 +78,21 @@ describe('which towns a thing belongs to', () => {
     expect(mixed).toEqual([])
   })
 })
+
+describe('a street across a border', () => {
+  it('is one street per country, each with its own point: Avenue Princesse Grace in Monaco (Larvotto) and in Roquebrune-Cap-Martin; a part under 50 m is not', async () => {
+    const streets = await get(`/v1/geocode/forward?query=${q('Avenue Princesse Grace')}&layers=street`)
+    expect(streets.slice(0, 2).map((a) => ({formattedAddress: a.formattedAddress, countryCode: a.countryCode, city: a.city, neighborhood: a.neighborhood, at: at(a)}))).toEqual([
+      {formattedAddress: 'Avenue Princesse Grace, Monaco, Monaco', countryCode: 'MC', city: 'Monaco', neighborhood: 'Larvotto', at: [43.7439544, 7.4310358]},
+      {formattedAddress: 'Avenue Princesse Grace, France', countryCode: 'FR', city: undefined, neighborhood: undefined, at: [43.7513862, 7.441814]},
+    ])
+    expect(streets.slice(2).filter((a) => a.street === 'Avenue Princesse Grace')).toEqual([])
+    const [typed] = await get(`/v1/search/autocomplete?query=${q('Avenue Princesse Gr')}&layers=street`)
+    expect(typed.formattedAddress).toBe('Avenue Princesse Grace, Monaco, Monaco')
+    // its 36 ways and 3,462 m, shared out: 29 ways in Monaco, 7 in France
+    const db = server.system.map.db('monaco')!
+    expect(db.prepare("SELECT way_count, length_m FROM streets WHERE name = 'Avenue Princesse Grace' ORDER BY length_m DESC").raw().all()).toEqual([[29, 2455], [7, 1007]])
+    // a part of under 50 m stays with the rest (a way drawn just past the line): Rue de l'Industrie (Fontvieille) has a 5 m way in Cap-d'Ail
+    expect(db.prepare("SELECT way_count, length_m FROM streets WHERE name = ?").raw().all("Rue de l'Industrie")).toEqual([[3, 165]])
+  })
+})
