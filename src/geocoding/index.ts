@@ -26,6 +26,8 @@ export interface SearchOptions {
 export interface Hit {
   doc: Doc
   score: number
+  /** every query word matched the doc (a hit that leaves a word unmatched ranks below every hit that does not) */
+  complete?: boolean
   confidence: 'exact' | 'interpolated' | 'fallback'
   lon: number
   lat: number
@@ -34,6 +36,11 @@ export interface Hit {
 }
 
 const MAX_PREFIX_EXPANSIONS = 256
+const NO_TOKEN = 0xffff
+/** `seen[2d + 1]` once query token k scored doc d too */
+const scoredBy = (s: number, k: number) => ((((s >>> 16) + 1) << 16) | k)
+/** In-engine ordering: a hit matching every query word ranks above any that does not (scores stay under 2). */
+const COMPLETE = 10
 const ADDRESS = DOC_LAYERS.indexOf('address')
 /** Words held by more docs than this are only checked on docs rarer words found (their forward index). */
 const COMMON_DF = 2000
@@ -48,7 +55,11 @@ const COMMON_DF = 2000
 export class Geocoder implements Engine {
   private readonly n: number
   private readonly scores: Float64Array
-  /** per doc, side by side (one cache line per posting): [2d] the query that last reached it, [2d + 1] the last query token (index) that scored it */
+  /**
+   * per doc, side by side (one cache line per posting): [2d] the query that last reached it,
+   * [2d + 1] the last query token (index) that scored it in the low 16 bits (NO_TOKEN: none yet),
+   * how many query tokens scored it above them
+   */
   private readonly seen: Int32Array
   private readonly mark: Uint8Array
   /** per token: 1 + its position among the current word's expansions (0: not one) */
@@ -227,12 +238,13 @@ export class Geocoder implements Engine {
           if (seen[2 * d] !== q) {
             seen[2 * d] = q
             scores[d] = 0
-            seen[2 * d + 1] = -1
+            seen[2 * d + 1] = NO_TOKEN
             touched[reached++] = d
           }
           // expansions come best first: a doc counts each query token once
-          if (seen[2 * d + 1] !== k) {
-            seen[2 * d + 1] = k
+          const s = seen[2 * d + 1]
+          if ((s & 0xffff) !== k) {
+            seen[2 * d + 1] = scoredBy(s, k)
             scores[d] += gain
           }
         }
@@ -254,14 +266,16 @@ export class Geocoder implements Engine {
     const countryOk = opts.countries && this.countryCodes.map((c) => opts.countries!.has(c))
     const {layerOf, countryOf, importance, lon, lat, prim, primStart} = this
     const [nearLon, nearLat] = opts.near ?? [0, 0]
-    const ranked: {d: number; score: number}[] = []
+    // ranked by `rank`: the score, plus COMPLETE when every query word matched
+    const ranked: {d: number; score: number; rank: number}[] = []
     for (let c = 0; c < candidates; c++) {
       const d = touched[c]
       if (!(layerMask & (1 << layerOf[d]))) continue
       if (countryOk && (!countryOf[d] || !countryOk[countryOf[d] - 1])) continue
       const full = ranked.length === opts.limit
+      const tier = seen[2 * d + 1] >>> 16 === query.length ? COMPLETE : 0
       // the most coverage and proximity can add: a doc that cannot reach the last of the best is skipped unscored
-      if (full && scores[d] / total + 0.3 + 0.05 * importance[d] + 0.15 <= ranked[ranked.length - 1].score) continue
+      if (full && tier + scores[d] / total + 0.3 + 0.05 * importance[d] + 0.15 <= ranked[ranked.length - 1].rank) continue
       // the share of its own tokens the query holds, of its best-covered variant (a street's other names)
       let covered = 0, size = 0, coverage = 0
       const ps = primStart[d], pe = primStart[d + 1]
@@ -283,20 +297,21 @@ export class Geocoder implements Engine {
         else if (!numbers.length && !opts.prefix) score -= 0.05
       }
       if (opts.near) {
-        if (full && score + 0.15 <= ranked[ranked.length - 1].score) continue
+        if (full && tier + score + 0.15 <= ranked[ranked.length - 1].rank) continue
         score += 0.15 * Math.exp(-haversine(nearLon, nearLat, lon[d], lat[d]) / 20000)
       }
+      const rank = tier + score
       // the best `limit`, in order (ties keep the earlier, as a stable sort would)
-      if (full && score <= ranked[ranked.length - 1].score) continue
+      if (full && rank <= ranked[ranked.length - 1].rank) continue
       let i = ranked.length
-      while (i > 0 && ranked[i - 1].score < score) i--
-      ranked.splice(i, 0, {d, score})
+      while (i > 0 && ranked[i - 1].rank < rank) i--
+      ranked.splice(i, 0, {d, score, rank})
       if (ranked.length > opts.limit) ranked.pop()
     }
     for (const t of marked) mark[t] = 0
-    const top: Hit[] = ranked.map(({d, score}) => {
+    const top: Hit[] = ranked.map(({d, score, rank}) => {
       const doc = opts.lang ? this.localDoc(d, opts.lang) : this.doc(d)
-      return {doc, score, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
+      return {doc, score, complete: rank >= COMPLETE, confidence: doc.layer === 'address' || doc.layer === 'place' ? 'exact' : 'fallback', lon: doc.lon, lat: doc.lat}
     })
     // a house number on a known street that has no address point of its own: interpolate
     const first = top[0]
@@ -306,7 +321,7 @@ export class Geocoder implements Engine {
       const asked = first.doc.layer === 'street' || (first.doc.layer === 'address' && !numberTokens(first.doc.number!).includes(numberToken))
       if (asked) {
         const guess = this.interpolate(first.doc, numberToken)
-        if (guess) top[0] = {...guess, doc: opts.lang ? this.localize(guess.doc, opts.lang) : guess.doc, score: first.score}
+        if (guess) top[0] = {...guess, doc: opts.lang ? this.localize(guess.doc, opts.lang) : guess.doc, score: first.score, complete: first.complete}
       }
     }
     return top
@@ -347,7 +362,7 @@ export class Geocoder implements Engine {
         const end = fwdStart[d + 1]
         while (p < end && fwd[p] < lo) p++
         if (p === end || fwd[p] >= hi) continue
-        seen[2 * d + 1] = k
+        seen[2 * d + 1] = scoredBy(seen[2 * d + 1], k)
         scores[d] += this.idf(fwd[p]) * expansions[fwd[p] - lo][1]
       }
     } else {
@@ -359,7 +374,7 @@ export class Geocoder implements Engine {
           if (r && (!first || r < first)) first = r
         }
         if (!first) continue
-        seen[2 * d + 1] = k
+        seen[2 * d + 1] = scoredBy(seen[2 * d + 1], k)
         const [tok, w] = expansions[first - 1]
         scores[d] += this.idf(tok) * w
       }

@@ -18,8 +18,8 @@ function searchAll(map: MapData, query: string, opts: Parameters<NonNullable<Ret
     const g = geocoder(map, region.name)
     if (g) for (const hit of g.search(words, opts)) hits.push({hit, region: region.name})
   }
-  // a stable sort: equal hits stay in region order
-  return distinctHits(map, hits.sort((a, b) => b.hit.score - a.hit.score), opts.limit)
+  // hits matching every query word first (index.ts); a stable sort: equal hits stay in region order
+  return distinctHits(map, hits.sort((a, b) => Number(!!b.hit.complete) - Number(!!a.hit.complete) || b.hit.score - a.hit.score), opts.limit)
 }
 
 /** `GET /v1/geocode/forward`: complete addresses (and coarser places) for a text. */

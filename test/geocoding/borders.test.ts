@@ -96,3 +96,14 @@ describe('a street across a border', () => {
     expect(db.prepare("SELECT way_count, length_m FROM streets WHERE name = ?").raw().all("Rue de l'Industrie")).toEqual([[3, 165]])
   })
 })
+
+describe('ranking', () => {
+  it('ranks every result matching each typed word above any that leaves one unmatched ("Avenue Pr": no "Rue Pr…", no Principauté de Monaco)', async () => {
+    const found = await get(`/v1/search/autocomplete?query=${q('Avenue Pr')}&limit=10`)
+    expect(found[0].formattedAddress).toBe('Avenue Prince Pierre, Monaco, Monaco')
+    expect(found.filter((a) => !/^(\d+ )?Avenue Pr/.test(a.formattedAddress)).map((a) => a.formattedAddress)).toEqual([])
+    // a word nothing matches leaves every result incomplete: they rank as before
+    const [unknown] = await get(`/v1/search/autocomplete?query=${q('Avenue Princesse Grace Xyzzy')}&layers=street`)
+    expect(unknown.formattedAddress).toBe('Avenue Princesse Grace, Monaco, Monaco')
+  })
+})
