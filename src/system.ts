@@ -13,6 +13,7 @@ import {markersDir} from './maps/markers.js'
 import {type Routing, openRouting} from './routing/system.js'
 import {openStore, type Store} from './store/db.js'
 import {type DemoSetup, setUpDemo} from './project/demo.js'
+import {placeIndex} from './places/index.js'
 import {syncsSettled} from './sync/run.js'
 import {startSyncScheduler} from './sync/scheduler.js'
 import {type DeliveryWorker, startDeliveries} from './webhooks/worker.js'
@@ -106,6 +107,9 @@ export interface Serving {
 export async function serve(system: System, options: {jobs?: boolean} = {}): Promise<Serving> {
   // the shipped US state shapes take ~70 ms to decode: before the first request, not during one
   shippedStateAt(0, 0)
+  // each region's place index: a region whose places.bin predates reaches builds it from its
+  // database (every footprint parsed), here rather than inside the first track's write
+  for (const region of system.map.regions()) placeIndex(system.map, region.name)
   await system.staticMaps.warm().catch((err) => system.log.warn({err}, 'static maps: renderer or drawing data failed to load'))
   const server = await startServer(system)
   const jobs = startJobs(system, options.jobs === false ? [] : undefined)

@@ -1,9 +1,9 @@
 /**
  * Beacon identifiers in the one form loc stores and compares: the form the hosted SDKs report
  * (iOS and Android give an iBeacon UUID hyphenated, in either case; Eddystone ids as bare hex).
- * Beacon bodies, CSV rows, the `beacons.uuids`/`beacons.uids` settings, the identities a track
- * ranges and migration 016 all go through these, so one beacon has one spelling everywhere.
- * No imports: the migration uses them too.
+ * Beacon bodies, CSV rows, the `beacons.uuids`/`beacons.uids` settings and the identities a track
+ * ranges all go through these, so one beacon has one spelling everywhere (migration 016 rewrote
+ * stored ones with a frozen copy of these rules).
  */
 export interface IdForm {
   /** The stored form of `text`; undefined when `text` is not such an identifier. */

@@ -275,7 +275,7 @@ const stronger = (a: GeofenceTransition, b: GeofenceTransition) => b.confidence 
 
 /**
  * Keeps in `entries` the `room` of highest confidence (ties by tag, externalId, _id), strongest
- * first. One pass keeping the best `room` in order: sorting every candidate cost ~0.5 s a track
+ * first. One pass keeping the best `room` in order: sorting every candidate held the server 0.8–1.6 s
  * for the 100,000 a buffer entry with a 20,000 km accuracy finds at 100k geofences.
  */
 function strongest(entries: GeofenceTransition[], room: number): void {

@@ -43,8 +43,9 @@ export async function fireOrders(store: Store, now: Date): Promise<number> {
   const engine = geofenceEngine(store)
   for (const live of [false, true]) {
     const settings = getSettings(store, live)
+    // a walk of every keyed geofence (~1 ms at 100k): outside the write
+    const largest = Math.max(settings['trips.approachingThreshold'], engine.largestTripApproachingThreshold(live))
     fired += await writeGrouped(store, (tx) => {
-      const largest = Math.max(settings['trips.approachingThreshold'], engine.largestTripApproachingThreshold(live))
       const waiting = tx.all(mayBeDue(store, live, at, largest))
       const due = waiting.filter((trip) => orderDue(trip, approachingThreshold(trip, destinationFence(engine, trip), settings), at))
       if (due.length) tx.run(db.updateTable('trips').set({order_fired_at: stamp}).where('id', 'in', due.map((trip) => trip.id)))

@@ -83,9 +83,11 @@ describe.skipIf(!haveChromium)('the hosted original web SDK in a real browser pa
       const errors = Radar.errors
       Radar.initialize(key, {host: api, logLevel: 'none'})
       Radar.setUserId('browser-user')
+      // the limit counts per clock second: both tracks early in one
+      await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)))
       const tracked = await Radar.trackOnce()
-      const context = await Radar.getContext({latitude: 43.7276, longitude: 7.4155})
       const limited = await Radar.trackOnce().then(() => 'answered', (e: Error) => e instanceof errors.RadarRateLimitError)
+      const context = await Radar.getContext({latitude: 43.7276, longitude: 7.4155})
       Radar.initialize('prj_test_pk_0000000000000000000000000000000000000000', {host: api, logLevel: 'none'})
       const unauthorized = await Radar.getContext({latitude: 43.7276, longitude: 7.4155}).then(() => 'answered', (e: Error) => e instanceof errors.RadarUnauthorizedError)
       return {user: tracked.user, events: tracked.events, location: tracked.location, context, limited, unauthorized, deviceId: localStorage.getItem('radar-deviceId')}

@@ -166,7 +166,7 @@ describe('POST /v1/track', () => {
     const again = await track(fix)
     expect(again.body.events).toEqual([])
     expect(again.body.user.geofences).toHaveLength(100)
-    // full: a geofence of higher confidence and an earlier key does not push one out
+    // full: a geofence of the same confidence and an earlier key does not push one out
     write(server.store, (tx) => insertGeofence(tx, false, {...geofenceInputSchema.parse({description: 'Late', type: 'circle', coordinates: [at.longitude, at.latitude], radius: 500}), tag: 'crowd', externalId: '000a'}))
     const full = await track(fix)
     expect(full.body.events).toEqual([])

@@ -1,8 +1,22 @@
 import type {Kysely} from 'kysely'
-import {ID_FORMS, TYPE_IDS} from '../../beacons/ids.js'
+
+// the rules of src/beacons/ids.ts as they were when this migration was written: a migration must
+// do the same thing whenever a store runs it, whatever the code does by then
+const UUID = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/
+const hex = (digits: number) => (text: string) => {
+  const bare = text.toLowerCase().replace(/^0x/, '')
+  return new RegExp(`^[0-9a-f]{${digits}}$`).test(bare) ? bare : undefined
+}
+const short = (text: string) => (/^[0-9]{1,5}$/.test(text) && Number(text) <= 65535 ? String(Number(text)) : undefined)
+const ID_FORMS: Record<string, {canonical(text: string): string | undefined}> = {
+  uuid: {canonical: (text) => (UUID.test(text.toLowerCase()) ? text.toLowerCase().replace(UUID, '$1-$2-$3-$4-$5') : undefined)},
+  major: {canonical: short}, minor: {canonical: short},
+  uid: {canonical: hex(20)}, instance: {canonical: hex(12)},
+}
+const TYPE_IDS = {ibeacon: ['uuid', 'major', 'minor'], eddystone: ['uid', 'instance']} as const
 
 /**
- * Beacon identifiers in their one stored form (beacons/ids.ts), as every write now stores them and
+ * Beacon identifiers in their one stored form (beacons/ids.ts, frozen above), as every write now stores them and
  * track compares them: a UUID stored upper case or without hyphens, an Eddystone id with `0x`, a
  * major `007` would otherwise never match what the SDK reports. Identifiers that are not
  * well-formed stay as they were (no SDK reports them; deleting or guessing would lose the user's
