@@ -3,6 +3,7 @@ import KDBush from 'kdbush'
 import type {Engine, MapData} from '../map/mapdata.js'
 import {readBlob} from '../map/blob.js'
 import {haversine} from '../osm/geom.js'
+import {type FootprintParts, footprintParts} from './footprint.js'
 import {PLACES_BLOB, PLACES_BLOB_VERSION, placePoints} from './stage.js'
 
 const R = 6371008.8
@@ -95,7 +96,7 @@ export interface PlaceGeometry {
    * The area's outline as GeoJSON polygon coordinates, one entry per separate part, each
    * `[outer, ...holes]` (outer rings counter-clockwise, holes clockwise); null for a point place.
    */
-  footprint: [number, number][][][] | null
+  footprint: FootprintParts | null
 }
 
 /** One region's places by OSM id, sorted for binary search (the places table has no index on it). */
@@ -122,11 +123,10 @@ class PlacesById implements Engine {
   }
 
   /** The footprint of the place at index i, read from the region's database (footprints are not held in memory). */
-  footprint(i: number): [number, number][][][] | null {
+  footprint(i: number): FootprintParts | null {
     const text = this.footprintOf.get(this.rowIds[i])
     if (!text) return null
-    const geometry = JSON.parse(text) as {type: 'Polygon'; coordinates: [number, number][][]} | {type: 'MultiPolygon'; coordinates: [number, number][][][]}
-    return geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
+    return footprintParts(text)
   }
 
   close(): void {}

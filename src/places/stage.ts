@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import KDBush from 'kdbush'
 import {haversine} from '../osm/geom.js'
 import type {MapStage} from '../osm/stage.js'
+import {footprintParts} from './footprint.js'
 
 /** The places point index: blob `places.bin`, kind version 2 (version 1 had no `reach`). */
 export const PLACES_BLOB = 'places'
@@ -9,10 +10,8 @@ export const PLACES_BLOB_VERSION = 2
 
 /** Metres from (lon, lat) to the farthest vertex of a GeoJSON Polygon or MultiPolygon's outer rings, rounded up. */
 function reachOf(footprint: string, lon: number, lat: number): number {
-  const geometry = JSON.parse(footprint) as {type: 'Polygon'; coordinates: number[][][]} | {type: 'MultiPolygon'; coordinates: number[][][][]}
-  const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
   let far = 0
-  for (const [outer] of parts) for (const [x, y] of outer) far = Math.max(far, haversine(lon, lat, x, y))
+  for (const [outer] of footprintParts(footprint)) for (const [x, y] of outer) far = Math.max(far, haversine(lon, lat, x, y))
   return Math.ceil(far) + 1
 }
 

@@ -1,4 +1,5 @@
-import {haversine, insideRing, localX, localY} from '../geofences/confidence.js'
+import {haversine, pointInRing} from '../osm/geom.js'
+import {footprintParts} from '../places/footprint.js'
 import {type MapData, mayHold} from '../map/index.js'
 import {placeIndex} from '../places/index.js'
 import {placeRows, placeShaper, type ShownPlace} from '../places/json.js'
@@ -13,20 +14,10 @@ export interface PlaceHit extends ShownPlace {
   category: string
 }
 
-/** Whether lng/lat is inside a GeoJSON Polygon or MultiPolygon footprint (inside an outer ring, not in its holes). */
+/** Whether lng/lat is inside a footprint: inside an outer ring, not in its holes. */
 function insideFootprint(footprint: string, lng: number, lat: number): boolean {
-  const geometry = JSON.parse(footprint) as {type: 'Polygon'; coordinates: number[][][]} | {type: 'MultiPolygon'; coordinates: number[][][][]}
-  const parts = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
-  const cos = Math.cos((lat * Math.PI) / 180)
-  const inside = (ring: number[][]) => {
-    const xs = new Float64Array(ring.length), ys = new Float64Array(ring.length)
-    for (let i = 0; i < ring.length; i++) {
-      xs[i] = localX(ring[i][0], lng, cos)
-      ys[i] = localY(ring[i][1], lat)
-    }
-    return insideRing(xs, ys, ring.length, 0, 0)
-  }
-  return parts.some(([outer, ...holes]) => inside(outer) && !holes.some(inside))
+  const inside = (ring: [number, number][]) => pointInRing(lng, lat, ring.flat())
+  return footprintParts(footprint).some(([outer, ...holes]) => inside(outer) && !holes.some(inside))
 }
 
 /**
